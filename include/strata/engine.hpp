@@ -1,0 +1,57 @@
+#pragma once
+// An engine owns a model's state on one backend and advances it in time. The CLI, the
+// benchmarks and the tests all drive models through these two interfaces, so a backend or
+// strategy added here is reachable from every one of them.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/core/types.hpp"
+#include "strata/models/aliev_panfilov.hpp"
+#include "strata/models/heat3d.hpp"
+
+namespace strata {
+
+struct EngineOptions {
+    std::string kernel;  // CUDA strategy name; empty picks the default
+};
+
+template <class T>
+class ApfEngine {
+public:
+    virtual ~ApfEngine() = default;
+    virtual void advance(std::int64_t steps) = 0;
+    virtual ApfStats stats() = 0;        // of the latest E
+    virtual ApfFields<T> fields() = 0;   // the latest state, copied to the host
+    virtual std::string kernel() const = 0;
+    virtual void synchronize() {}
+};
+
+template <class T>
+class HeatEngine {
+public:
+    virtual ~HeatEngine() = default;
+    virtual void advance(std::int64_t steps) = 0;
+    virtual HeatStats stats() = 0;
+    virtual double max_error(double t) = 0;  // against the exact solution at time t
+    virtual HostField<T> field() = 0;
+    virtual std::string kernel() const = 0;
+    virtual void synchronize() {}
+};
+
+// `initial` may be null: the engine then builds the model's own initial state (on the device
+// for CUDA). Throws UsageError for an unknown kernel, Error when the backend is unavailable.
+template <class T>
+std::unique_ptr<ApfEngine<T>> make_apf_engine(Backend backend, const ApfParams& params,
+                                              const ApfFields<T>* initial,
+                                              const EngineOptions& options = {});
+template <class T>
+std::unique_ptr<HeatEngine<T>> make_heat_engine(Backend backend, const HeatParams& params,
+                                                const HostField<T>* initial,
+                                                const EngineOptions& options = {});
+
+// The strategies a backend offers for a model ("cpu" and "omp" have one each).
+std::vector<std::string> kernel_names(Backend backend, std::string_view model);
+
+}  // namespace strata

@@ -1,0 +1,85 @@
+#pragma once
+// 3D heat equation u_t = kappa * lap(u) on the unit cube, Dirichlet 0 on the boundary, explicit
+// Euler in time, with the 7-point or the standard isotropic 19- and 27-point Laplacians.
+#include <cstdint>
+#include <string_view>
+
+#include "strata/core/field.hpp"
+#include "strata/core/hd.hpp"
+
+namespace strata {
+
+enum class HeatStencil { p7 = 7, p19 = 19, p27 = 27 };
+std::string_view to_string(HeatStencil s);
+HeatStencil parse_heat_stencil(std::string_view s);  // "7pt" | "19pt" | "27pt"
+
+struct HeatParams {
+    int n = 0;             // n^3 unknowns; h = 1/(n+1), the boundary planes sit at 0 and 1
+    double kappa = 1.0;
+    double safety = 0.5;   // dt = safety * the stencil's explicit-Euler stability bound
+    HeatStencil stencil = HeatStencil::p7;
+    double h = 0, dt = 0;
+    double c = 0;          // kappa * dt / h^2
+
+    static HeatParams make(int n, HeatStencil stencil, double kappa = 1.0, double safety = 0.5);
+    Extent extent() const { return Extent{n, n, n, 1, 3}; }
+    // Largest |eigenvalue| of the discrete Laplacian times h^2: 12, 16/3 and 184/30.
+    static double spectral_radius_h2(HeatStencil s);
+};
+
+// One cell's update u + c * L(u). `u(di, dj, dk)` reads the old field at an offset. The
+// neighbours are summed by class (faces, edges, corners) so each stencil needs one weight per
+// class: 7-point c*(F - 6u); 19-point (c/6)*(2F + E - 24u); 27-point (c/30)*(14F + 3E + C - 128u).
+template <class T, HeatStencil S>
+struct Heat3D {
+    static constexpr int dims = 3;
+    static constexpr int radius = 1;
+    static constexpr int points = int(S);
+    static constexpr bool star = S == HeatStencil::p7;
+    // adds within the classes, the weight products, the center term and the final update
+    static constexpr int flops_per_cell = S == HeatStencil::p7 ? 9 : S == HeatStencil::p19 ? 22 : 31;
+    static constexpr int min_bytes_per_cell = 2 * sizeof(T);  // read u, write u_next
+
+    T w;  // c, c/6 or c/30
+
+    explicit Heat3D(const HeatParams& p)
+        : w(T(S == HeatStencil::p7 ? p.c : S == HeatStencil::p19 ? p.c / 6 : p.c / 30)) {}
+
+    template <class Nb>
+    STRATA_HD T update(const Nb& u) const {
+        const T c = u(0, 0, 0);
+        const T faces = u(-1, 0, 0) + u(1, 0, 0) + u(0, -1, 0) + u(0, 1, 0) + u(0, 0, -1) + u(0, 0, 1);
+        if constexpr (S == HeatStencil::p7) {
+            return c + w * (faces - T(6) * c);
+        } else {
+            const T edges = u(-1, -1, 0) + u(1, -1, 0) + u(-1, 1, 0) + u(1, 1, 0) +
+                            u(-1, 0, -1) + u(1, 0, -1) + u(-1, 0, 1) + u(1, 0, 1) +
+                            u(0, -1, -1) + u(0, 1, -1) + u(0, -1, 1) + u(0, 1, 1);
+            if constexpr (S == HeatStencil::p19) {
+                return c + w * (T(2) * faces + edges - T(24) * c);
+            } else {
+                const T corners = u(-1, -1, -1) + u(1, -1, -1) + u(-1, 1, -1) + u(1, 1, -1) +
+                                  u(-1, -1, 1) + u(1, -1, 1) + u(-1, 1, 1) + u(1, 1, 1);
+                return c + w * (T(14) * faces + T(3) * edges + corners - T(128) * c);
+            }
+        }
+    }
+};
+
+// u0 = sin(pi x) sin(pi y) sin(pi z) at the interior points, 0 on the boundary.
+template <class T>
+HostField<T> heat_initial_state(const HeatParams& p);
+
+// The exact solution of the continuous problem at time t (the initial mode decays as
+// exp(-3 pi^2 kappa t)), compared with the field: max |u - exact| over the interior.
+template <class T>
+double heat_max_error(const HeatParams& p, const HostField<T>& u, double t);
+
+struct HeatStats {
+    double max_abs = 0;
+    double l2 = 0;  // sqrt(mean u^2) over the interior
+};
+template <class T>
+HeatStats heat_stats(const HostField<T>& u);
+
+}  // namespace strata

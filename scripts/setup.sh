@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what building Strata needs on Debian/Ubuntu, skipping what is already there.
+# CUDA is optional: with nvcc in /usr/local/cuda (or on the PATH) the CUDA backend is built too.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libpng-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,135 @@
+// The command line. Every subcommand fills an options struct and calls the library; every
+// failure becomes one line on stderr and a non-zero exit (2 for bad input, 1 otherwise).
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <sstream>
+
+#include "info.hpp"
+#include "strata/core/error.hpp"
+#include "strata/engine.hpp"
+#include "strata/run.hpp"
+
+namespace strata {
+namespace {
+
+constexpr const char* kApfHelp =
+    "Aliev-Panfilov cardiac electrophysiology on an (n+1)x(n+1) mesh, exactly as the classic\n"
+    "UCSD `apf` program computes it (same constants, initial state, mirror boundaries and dt\n"
+    "rule; the final Max norm and L2norm match it to rounding).\n\n"
+    "Examples:\n"
+    "  strata run apf                       # n=100 to t=1500, as the classic default\n"
+    "  strata run apf -n 256 -i 500         # exactly 500 iterations\n"
+    "  strata run apf -n 6144 -t 0.04 --backend cuda --precision fp32";
+
+constexpr const char* kHeatHelp =
+    "3D heat equation u_t = kappa lap(u) on the unit cube with Dirichlet 0 boundaries, starting\n"
+    "from sin(pi x) sin(pi y) sin(pi z); explicit Euler with dt = safety x the stencil's\n"
+    "stability bound. Reports the max error against the exact solution.\n\n"
+    "Examples:\n"
+    "  strata run heat3d -n 128 --steps 200\n"
+    "  strata run heat3d -n 512 --steps 100 --stencil 27pt --backend cuda --precision fp32";
+
+void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std::string& kernel,
+                std::string& json) {
+    cmd->add_option("--precision", precision, "Field precision: fp32 or fp64")->capture_default_str();
+    cmd->add_option("--backend", backend, "Where to run: cpu (reference loops), omp (OpenMP), cuda")
+        ->capture_default_str();
+    cmd->add_option("--kernel", kernel,
+                    "CUDA strategy (naive, smem, planes, multi, ...); 'list' prints those available");
+    cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
+}
+
+void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
+    const auto names = kernel_names(backend, model);
+    if (names.empty()) {
+        out << "no kernels: the " << to_string(backend) << " backend is not available in this build\n";
+        return;
+    }
+    out << "kernels for " << model << " on " << to_string(backend) << ":\n";
+    for (const auto& k : names) out << "  " << k << '\n';
+}
+
+}  // namespace
+
+int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    CLI::App app{"Strata: stencil simulations at the hardware's limit, on CPUs and NVIDIA GPUs.", "strata"};
+    app.require_subcommand(1);
+    app.set_help_all_flag("--help-all", "Show the help of every subcommand");
+
+    auto* run = app.add_subcommand("run", "Run a model and print its report");
+    run->require_subcommand(1);
+
+    ApfRunOptions apf;
+    std::string apf_precision = "fp64", apf_backend = "cpu";
+    std::int64_t apf_iterations = 0;
+    auto* apf_cmd = run->add_subcommand("apf", "The Aliev-Panfilov cardiac model (the classic apf program)");
+    apf_cmd->footer(kApfHelp);
+    apf_cmd->add_option("-n", apf.n, "Mesh size: (n+1)x(n+1) points, n > 25")->capture_default_str();
+    apf_cmd->add_option("-t", apf.t_final, "Simulated time to reach")->capture_default_str();
+    auto* iter_opt = apf_cmd->add_option("-i", apf_iterations, "Run exactly this many iterations (overrides -t)");
+    apf_cmd->add_option("-s", apf.stats_every, "Print Max norm and L2norm every k iterations (0: never)")
+        ->capture_default_str();
+    apf_cmd->add_option("-p", apf.plot_every, "Plot every k iterations (not yet available)");
+    apf_cmd->add_option("-x", apf.px, "Processor geometry along x (1 until the multi-GPU backend)")
+        ->capture_default_str();
+    apf_cmd->add_option("-y", apf.py, "Processor geometry along y (1 until the multi-GPU backend)")
+        ->capture_default_str();
+    apf_cmd->add_flag("-k", apf.no_comm, "Skip halo communication (timing experiments only)");
+    apf_cmd->add_flag("-d", apf.debug, "Debug: print the final mesh (n <= 32)");
+    add_common(apf_cmd, apf_precision, apf_backend, apf.kernel, apf.json_path);
+
+    HeatRunOptions heat;
+    std::string heat_precision = "fp64", heat_backend = "cpu", heat_stencil = "7pt";
+    auto* heat_cmd = run->add_subcommand("heat3d", "3D heat diffusion (7-, 19- or 27-point Laplacian)");
+    heat_cmd->footer(kHeatHelp);
+    heat_cmd->add_option("-n", heat.n, "Interior points per side (the grid is n^3)")->capture_default_str();
+    heat_cmd->add_option("--steps", heat.steps, "Time steps")->capture_default_str();
+    heat_cmd->add_option("--stencil", heat_stencil, "7pt, 19pt or 27pt")->capture_default_str();
+    heat_cmd->add_option("--kappa", heat.kappa, "Diffusivity")->capture_default_str();
+    heat_cmd->add_option("--safety", heat.safety, "dt as a fraction of the stability bound, in (0, 1]")
+        ->capture_default_str();
+    add_common(heat_cmd, heat_precision, heat_backend, heat.kernel, heat.json_path);
+
+    auto* info_cmd = app.add_subcommand("info", "Describe this build and the GPUs it sees");
+
+    try {
+        app.parse(argc, argv);
+        if (*apf_cmd) {
+            if (*iter_opt) apf.iterations = apf_iterations;
+            apf.precision = parse_precision(apf_precision);
+            apf.backend = parse_backend(apf_backend);
+            if (apf.kernel == "list") {
+                print_kernels(out, apf.backend, "apf");
+                return 0;
+            }
+            run_apf(apf, out);
+        } else if (*heat_cmd) {
+            heat.precision = parse_precision(heat_precision);
+            heat.backend = parse_backend(heat_backend);
+            heat.stencil = parse_heat_stencil(heat_stencil);
+            if (heat.kernel == "list") {
+                print_kernels(out, heat.backend, "heat3d");
+                return 0;
+            }
+            run_heat3d(heat, out);
+        } else if (*info_cmd) {
+            app::print_info(out);
+        }
+        return 0;
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e, out, err);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e, out, err);
+    } catch (const CLI::ParseError& e) {
+        err << "strata: error: " << e.what() << " (see --help)\n";
+        return 2;
+    } catch (const UsageError& e) {
+        err << "strata: error: " << e.what() << '\n';
+        return 2;
+    } catch (const std::exception& e) {
+        err << "strata: error: " << e.what() << '\n';
+        return 1;
+    }
+}
+
+}  // namespace strata

@@ -1,0 +1,5 @@
+#include <iostream>
+
+#include "strata/run.hpp"
+
+int main(int argc, char** argv) { return strata::cli_main(argc, argv, std::cout, std::cerr); }

@@ -1,0 +1,72 @@
+// Picks the backend that runs a model. The CUDA backend is linked only when the build found
+// nvcc; without it, asking for it is a clear error, never a silent fallback to the CPU.
+#include "strata/engine.hpp"
+
+#include "../cpu/cpu_engines.hpp"
+#include "strata/core/error.hpp"
+#ifdef STRATA_HAVE_CUDA
+#include "../cuda/cuda_engines.hpp"
+#endif
+
+namespace strata {
+namespace {
+
+void check_cpu_kernel(Backend b, const EngineOptions& o) {
+    if (!o.kernel.empty() && o.kernel != to_string(b))
+        throw UsageError("kernel '" + o.kernel + "' does not exist on the " + std::string(to_string(b)) +
+                         " backend (its only kernel is '" + std::string(to_string(b)) + "')");
+}
+
+[[noreturn]] void no_cuda() {
+    throw Error("the cuda backend is not available: this strata was built without CUDA "
+                "(configure with nvcc on the PATH or CMAKE_CUDA_COMPILER set)");
+}
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<ApfEngine<T>> make_apf_engine(Backend backend, const ApfParams& params,
+                                              const ApfFields<T>* initial, const EngineOptions& options) {
+    if (backend == Backend::cuda) {
+#ifdef STRATA_HAVE_CUDA
+        return cuda::make_apf_engine<T>(params, initial, options);
+#else
+        no_cuda();
+#endif
+    }
+    check_cpu_kernel(backend, options);
+    return cpu::make_apf_engine<T>(backend == Backend::omp, params,
+                                   initial ? *initial : apf_initial_state<T>(params));
+}
+
+template <class T>
+std::unique_ptr<HeatEngine<T>> make_heat_engine(Backend backend, const HeatParams& params,
+                                                const HostField<T>* initial, const EngineOptions& options) {
+    if (backend == Backend::cuda) {
+#ifdef STRATA_HAVE_CUDA
+        return cuda::make_heat_engine<T>(params, initial, options);
+#else
+        no_cuda();
+#endif
+    }
+    check_cpu_kernel(backend, options);
+    return cpu::make_heat_engine<T>(backend == Backend::omp, params,
+                                    initial ? *initial : heat_initial_state<T>(params));
+}
+
+std::vector<std::string> kernel_names(Backend backend, std::string_view model) {
+    if (backend != Backend::cuda) return {std::string(to_string(backend))};
+#ifdef STRATA_HAVE_CUDA
+    return cuda::kernel_names(model);
+#else
+    (void)model;
+    return {};
+#endif
+}
+
+template std::unique_ptr<ApfEngine<float>> make_apf_engine(Backend, const ApfParams&, const ApfFields<float>*, const EngineOptions&);
+template std::unique_ptr<ApfEngine<double>> make_apf_engine(Backend, const ApfParams&, const ApfFields<double>*, const EngineOptions&);
+template std::unique_ptr<HeatEngine<float>> make_heat_engine(Backend, const HeatParams&, const HostField<float>*, const EngineOptions&);
+template std::unique_ptr<HeatEngine<double>> make_heat_engine(Backend, const HeatParams&, const HostField<double>*, const EngineOptions&);
+
+}  // namespace strata

@@ -1,0 +1,126 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "strata/run.hpp"
+
+namespace strata {
+namespace {
+
+struct CliResult {
+    int code;
+    std::string out, err;
+};
+
+CliResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), "strata");
+    std::vector<const char*> argv;
+    for (auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    const int code = cli_main(int(argv.size()), argv.data(), out, err);
+    return {code, out.str(), err.str()};
+}
+
+// Bad input: a non-zero exit and exactly one line on stderr that names the problem.
+void expect_clear_error(const std::vector<std::string>& args, const std::string& mention) {
+    const CliResult r = cli(args);
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find(mention), std::string::npos) << "stderr: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
+    EXPECT_TRUE(r.err.starts_with("strata: error: ")) << r.err;
+}
+
+TEST(Cli, RunsApfAndPrintsTheReport) {
+    const CliResult r = cli({"run", "apf", "-n", "30", "-i", "5"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("End at time"), std::string::npos);
+    EXPECT_NE(r.out.find("Max norm:"), std::string::npos);
+    EXPECT_TRUE(r.err.empty());
+}
+
+TEST(Cli, ParsesEveryApfFlag) {
+    const auto json = std::filesystem::temp_directory_path() / "strata_cli_test.json";
+    const CliResult r = cli({"run", "apf", "-n", "27", "-t", "1", "-s", "5", "-x", "1", "-y", "1", "-k", "-d",
+                             "--precision", "fp32", "--backend", "omp", "--json", json.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream f(json);
+    const auto j = nlohmann::json::parse(f);
+    EXPECT_EQ(j["n"], 27);
+    EXPECT_EQ(j["precision"], "fp32");
+    EXPECT_EQ(j["backend"], "omp");
+    EXPECT_EQ(j["no_comm"], true);
+    EXPECT_GE(j["t_end"].get<double>(), 1.0);
+    EXPECT_NE(r.out.find("iteration = 5,"), std::string::npos);
+    EXPECT_NE(r.out.find("E at the end"), std::string::npos);  // -d on a small mesh
+    std::filesystem::remove(json);
+}
+
+TEST(Cli, RunsHeat3d) {
+    const CliResult r = cli({"run", "heat3d", "-n", "12", "--steps", "4", "--stencil", "19pt"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("Max error vs exact"), std::string::npos);
+}
+
+TEST(Cli, HelpTeachesAndExitsZero) {
+    const CliResult r = cli({"run", "apf", "--help"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("-n"), std::string::npos);
+    EXPECT_NE(r.out.find("Examples"), std::string::npos);
+    EXPECT_EQ(cli({"--help"}).code, 0);
+    EXPECT_EQ(cli({"run", "heat3d", "--help"}).code, 0);
+}
+
+TEST(Cli, InfoDescribesTheBuild) {
+    const CliResult r = cli({"info"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("CUDA"), std::string::npos);
+}
+
+TEST(Cli, RejectsSmallMeshes) { expect_clear_error({"run", "apf", "-n", "25"}, "-n must be greater than 25"); }
+TEST(Cli, RejectsNonPositiveTime) { expect_clear_error({"run", "apf", "-t", "0"}, "-t must be"); }
+TEST(Cli, RejectsNegativeTime) { expect_clear_error({"run", "apf", "-t", "-1"}, "-t"); }
+TEST(Cli, RejectsNegativeIterations) { expect_clear_error({"run", "apf", "-i", "-3"}, "-i"); }
+TEST(Cli, RejectsNegativeStatsInterval) { expect_clear_error({"run", "apf", "-s", "-1", "-i", "2"}, "-s"); }
+TEST(Cli, RejectsUnknownFlags) { expect_clear_error({"run", "apf", "--bogus"}, "--bogus"); }
+TEST(Cli, RejectsNonNumbers) { expect_clear_error({"run", "apf", "-n", "big"}, "big"); }
+TEST(Cli, RejectsGeometryThatDoesNotDivide) {
+    expect_clear_error({"run", "apf", "-n", "100", "-x", "3"}, "does not divide");
+}
+TEST(Cli, RejectsMultiProcessGeometryForNow) {
+    expect_clear_error({"run", "apf", "-n", "99", "-x", "2"}, "multi-GPU");
+}
+TEST(Cli, PlottingIsNotYetAvailable) { expect_clear_error({"run", "apf", "-p", "10"}, "not yet available"); }
+TEST(Cli, RejectsUnknownPrecisionAndBackend) {
+    expect_clear_error({"run", "apf", "--precision", "fp16"}, "fp16");
+    expect_clear_error({"run", "apf", "--backend", "tpu"}, "tpu");
+    expect_clear_error({"run", "heat3d", "--stencil", "5pt"}, "5pt");
+}
+TEST(Cli, RejectsKernelsTheCpuDoesNotHave) {
+    expect_clear_error({"run", "apf", "--kernel", "planes"}, "planes");
+}
+TEST(Cli, CudaBackendFailsClearlyWithoutADevice) {
+    // Without CUDA in the build, or without a GPU, --backend cuda must say so and exit non-zero.
+    const CliResult r = cli({"run", "apf", "-n", "30", "-i", "1", "--backend", "cuda"});
+    if (r.code == 0) GTEST_SKIP() << "a CUDA device is present: nothing to check here";
+    EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
+}
+TEST(Cli, RejectsUnwritableJsonPathBeforeRunning) {
+    expect_clear_error({"run", "apf", "-i", "1", "--json", "/nonexistent-dir/r.json"}, "/nonexistent-dir/r.json");
+}
+TEST(Cli, RejectsBadHeatInput) {
+    expect_clear_error({"run", "heat3d", "-n", "2"}, "-n");
+    expect_clear_error({"run", "heat3d", "--steps", "-1"}, "--steps");
+    expect_clear_error({"run", "heat3d", "--safety", "1.5"}, "--safety");
+}
+TEST(Cli, RequiresASubcommand) {
+    const CliResult r = cli({});
+    EXPECT_NE(r.code, 0);
+}
+
+}  // namespace
+}  // namespace strata

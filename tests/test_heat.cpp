@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "strata/engine.hpp"
+#include "strata/run.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+class HeatStencils : public ::testing::TestWithParam<HeatStencil> {};
+
+// Halving h (and dt with it, dt ~ h^2) must divide the error against the exact solution by ~4.
+TEST_P(HeatStencils, ErrorShrinksAtSecondOrder) {
+    double err[2];
+    const int sizes[2] = {15, 31};  // h = 1/16, 1/32
+    for (int level = 0; level < 2; ++level) {
+        const HeatParams p = HeatParams::make(sizes[level], GetParam());
+        const std::int64_t steps = 40 << (2 * level);  // the same simulated time at both levels
+        auto e = make_heat_engine<double>(Backend::omp, p, nullptr);
+        e->advance(steps);
+        err[level] = e->max_error(double(steps) * p.dt);
+    }
+    const double order = std::log2(err[0] / err[1]);
+    EXPECT_GT(order, 1.9) << "errors " << err[0] << " " << err[1];
+    EXPECT_LT(order, 2.2) << "errors " << err[0] << " " << err[1];
+}
+
+TEST_P(HeatStencils, OmpEqualsCpuBitwise) {
+    const HeatParams p = HeatParams::make(19, GetParam());
+    HostField<double> u(p.extent());
+    test::fill_random(u, 11);
+    for (int k = -1; k <= p.n; ++k)  // Dirichlet ghosts stay 0
+        for (int j = -1; j <= p.n; ++j)
+            for (int i = -1; i <= p.n; ++i)
+                if (i < 0 || j < 0 || k < 0 || i == p.n || j == p.n || k == p.n) u.at(i, j, k) = 0;
+    auto cpu = make_heat_engine<double>(Backend::cpu, p, &u);
+    auto omp = make_heat_engine<double>(Backend::omp, p, &u);
+    cpu->advance(9);
+    omp->advance(9);
+    EXPECT_TRUE(test::bitwise_equal(cpu->field(), omp->field()));
+}
+
+TEST_P(HeatStencils, Fp32StaysWithinToleranceOfFp64) {
+    const HeatParams p = HeatParams::make(24, GetParam());
+    auto e64 = make_heat_engine<double>(Backend::omp, p, nullptr);
+    auto e32 = make_heat_engine<float>(Backend::omp, p, nullptr);
+    e64->advance(50);
+    e32->advance(50);
+    EXPECT_LT(test::relative_l2(e32->field(), e64->field()), 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStencils, HeatStencils,
+                         ::testing::Values(HeatStencil::p7, HeatStencil::p19, HeatStencil::p27),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+// The three Laplacians are exact on quadratics: lap(x^2 + 2y^2 + 3z^2) = 12.
+TEST(Heat3D, StencilsAreExactOnQuadratics) {
+    auto q = [](int i, int j, int k) { return double(i * i + 2 * j * j + 3 * k * k); };
+    auto nb = [&](int di, int dj, int dk) { return q(3 + di, 4 + dj, 5 + dk); };
+    HeatParams p = HeatParams::make(10, HeatStencil::p7);
+    p.c = 1.0;  // h = 1 in index units, kappa dt = 1: update = u + lap(u)
+    EXPECT_DOUBLE_EQ((Heat3D<double, HeatStencil::p7>(p).update(nb)), q(3, 4, 5) + 12);
+    EXPECT_DOUBLE_EQ((Heat3D<double, HeatStencil::p19>(p).update(nb)), q(3, 4, 5) + 12);
+    EXPECT_DOUBLE_EQ((Heat3D<double, HeatStencil::p27>(p).update(nb)), q(3, 4, 5) + 12);
+}
+
+TEST(Heat3D, ReportCarriesTheErrorAgainstTheExactSolution) {
+    HeatRunOptions o;
+    o.n = 16;
+    o.steps = 10;
+    std::ostringstream out;
+    const auto r = run_heat3d(o, out);
+    EXPECT_GT(r["max_error"].get<double>(), 0.0);
+    EXPECT_LT(r["max_error"].get<double>(), 1e-2);
+    EXPECT_NE(out.str().find("Max error vs exact"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,48 @@
+#pragma once
+// Helpers shared by the tests: random (never constant) fields, poisoning, field comparison.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "strata/core/field.hpp"
+
+namespace strata::test {
+
+// Fills every cell, ghosts included, with values uniform in [lo, hi).
+template <class T>
+void fill_random(HostField<T>& f, std::uint32_t seed, double lo = 0.0, double hi = 1.0) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> dist(lo, hi);
+    for (auto& v : f.data) v = T(dist(gen));
+}
+
+// sqrt(sum (a-b)^2 / sum b^2) over the interior; NaN anywhere gives infinity, so it fails.
+template <class A, class B>
+double relative_l2(const HostField<A>& a, const HostField<B>& b) {
+    double num = 0, den = 0;
+    const Extent& e = a.extent;
+    for (int k = 0; k < e.nz; ++k)
+        for (int j = 0; j < e.ny; ++j)
+            for (int i = 0; i < e.nx; ++i) {
+                const double x = a.at(i, j, k), y = b.at(i, j, k);
+                if (!std::isfinite(x) || !std::isfinite(y)) return std::numeric_limits<double>::infinity();
+                num += (x - y) * (x - y);
+                den += y * y;
+            }
+    return std::sqrt(num / den);
+}
+
+// Bitwise equality of the interiors.
+template <class T>
+bool bitwise_equal(const HostField<T>& a, const HostField<T>& b) {
+    const Extent& e = a.extent;
+    for (int k = 0; k < e.nz; ++k)
+        for (int j = 0; j < e.ny; ++j)
+            for (int i = 0; i < e.nx; ++i)
+                if (std::memcmp(&a.at(i, j, k), &b.at(i, j, k), sizeof(T)) != 0) return false;
+    return true;
+}
+
+}  // namespace strata::test
