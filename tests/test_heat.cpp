@@ -32,10 +32,7 @@ TEST_P(HeatStencils, OmpEqualsCpuBitwise) {
     const HeatParams p = HeatParams::make(19, GetParam());
     HostField<double> u(p.extent());
     test::fill_random(u, 11);
-    for (int k = -1; k <= p.n; ++k)  // Dirichlet ghosts stay 0
-        for (int j = -1; j <= p.n; ++j)
-            for (int i = -1; i <= p.n; ++i)
-                if (i < 0 || j < 0 || k < 0 || i == p.n || j == p.n || k == p.n) u.at(i, j, k) = 0;
+    test::zero_ghosts(u);  // Dirichlet
     auto cpu = make_heat_engine<double>(Backend::cpu, p, &u);
     auto omp = make_heat_engine<double>(Backend::omp, p, &u);
     cpu->advance(9);

@@ -18,6 +18,17 @@ void fill_random(HostField<T>& f, std::uint32_t seed, double lo = 0.0, double hi
     for (auto& v : f.data) v = T(dist(gen));
 }
 
+// Sets the ghost layers to 0 (the Dirichlet boundary of heat3d).
+template <class T>
+void zero_ghosts(HostField<T>& f) {
+    const Extent& e = f.extent;
+    const int gz = e.dims == 3 ? e.ghost : 0;
+    for (int k = -gz; k < e.nz + gz; ++k)
+        for (int j = -e.ghost; j < e.ny + e.ghost; ++j)
+            for (int i = -e.ghost; i < e.nx + e.ghost; ++i)
+                if (i < 0 || j < 0 || k < 0 || i >= e.nx || j >= e.ny || k >= e.nz) f.at(i, j, k) = T(0);
+}
+
 // sqrt(sum (a-b)^2 / sum b^2) over the interior; NaN anywhere gives infinity, so it fails.
 template <class A, class B>
 double relative_l2(const HostField<A>& a, const HostField<B>& b) {

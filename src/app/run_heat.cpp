@@ -33,7 +33,7 @@ nlohmann::json run(const HeatRunOptions& o, const HeatParams& p, std::ostream& o
     out << "3D heat (heat3d), " << to_string(p.stencil) << " stencil: backend " << to_string(o.backend)
         << ", kernel " << engine->kernel() << ", precision " << to_string(o.precision) << '\n';
     std::snprintf(buf, sizeof buf, "grid %d^3, h = %g, kappa = %g, dt = %g (%g of the stability bound), %lld steps\n\n",
-                  p.n, p.h, p.kappa, p.dt, p.safety, static_cast<long long>(o.steps));
+                  p.nx, p.h, p.kappa, p.dt, p.safety, static_cast<long long>(o.steps));
     out << buf;
     out.flush();
 
@@ -60,7 +60,7 @@ nlohmann::json run(const HeatRunOptions& o, const HeatParams& p, std::ostream& o
     r["backend"] = to_string(o.backend);
     r["kernel"] = engine->kernel();
     r["precision"] = to_string(o.precision);
-    r["n"] = p.n;
+    r["n"] = p.nx;
     r["h"] = p.h;
     r["kappa"] = p.kappa;
     r["dt"] = p.dt;

@@ -27,17 +27,15 @@ private:
         apf_mirror_ghosts(e_);
         const Extent ext = e_.extent;
         const std::int64_t pitch = ext.px();
-        const T* ep = e_.ptr();
-        T* en = e_next_.ptr();
-        T* r = r_.ptr();
+        const typename AlievPanfilov<T>::Fields f{e_.ptr(), e_next_.ptr(), r_.ptr()};
         const AlievPanfilov<T> model = model_;
         auto row = [=](int j) {
             const std::int64_t base = ext.index(0, j);
 #pragma omp simd
             for (int i = 0; i < ext.nx; ++i) {
-                const T* c = ep + base + i;
+                const T* c = f.in + base + i;
                 auto e = [c, pitch](int di, int dj) { return c[di + dj * pitch]; };
-                model.update(e, en[base + i], r[base + i]);
+                model.store(e, model.load_point(f, base + i), f, base + i);
             }
         };
         if constexpr (Parallel) {
@@ -71,17 +69,16 @@ private:
     void step() {
         const Extent ext = u_.extent;
         const std::int64_t px = ext.px(), pxy = ext.px() * ext.py();
-        const T* u = u_.ptr();
-        T* un = u_next_.ptr();
+        const typename Heat3D<T, S>::Fields f{u_.ptr(), u_next_.ptr()};
         const Heat3D<T, S> model = model_;
         auto plane = [=](int k) {
             for (int j = 0; j < ext.ny; ++j) {
                 const std::int64_t base = ext.index(0, j, k);
 #pragma omp simd
                 for (int i = 0; i < ext.nx; ++i) {
-                    const T* c = u + base + i;
+                    const T* c = f.in + base + i;
                     auto nb = [c, px, pxy](int di, int dj, int dk) { return c[di + dj * px + dk * pxy]; };
-                    un[base + i] = model.update(nb);
+                    model.store(nb, model.load_point(f, base + i), f, base + i);
                 }
             }
         };

@@ -5,9 +5,10 @@
 
 namespace strata {
 
-ApfParams ApfParams::for_mesh(int n) {
+ApfParams ApfParams::for_mesh(int n, int m) {
     ApfParams p;
     p.n = n;
+    p.m = m < 0 ? n : m;
     p.dx = 1.0 / n;
     const double rp = kk * (b + 1) * (b + 1) / 4;
     const double dte = (p.dx * p.dx) / (d * 4 + (p.dx * p.dx) * (rp + kk));
@@ -31,11 +32,11 @@ ApfSchedule apf_schedule_for_time(double dt, double t_final) {
 template <class T>
 ApfFields<T> apf_initial_state(const ApfParams& p) {
     ApfFields<T> f{HostField<T>(p.extent()), HostField<T>(p.extent())};
-    const int n = p.n;
-    // Mesh index m (1-based, as in the classic program) is interior index m - 1 here.
-    for (int j = 0; j <= n; ++j)
+    const int n = p.n, m = p.m;
+    // Mesh index k (1-based, as in the classic program) is interior index k - 1 here.
+    for (int j = 0; j <= m; ++j)
         for (int i = n / 2 + 1; i <= n; ++i) f.e.at(i, j) = T(1);
-    for (int j = n / 2; j <= n; ++j)
+    for (int j = m / 2; j <= m; ++j)
         for (int i = 0; i <= n; ++i) f.r.at(i, j) = T(1);
     return f;
 }

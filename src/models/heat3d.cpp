@@ -34,12 +34,18 @@ double HeatParams::spectral_radius_h2(HeatStencil s) {
 }
 
 HeatParams HeatParams::make(int n, HeatStencil stencil, double kappa, double safety) {
+    return make_box(n, n, n, stencil, kappa, safety);
+}
+
+HeatParams HeatParams::make_box(int nx, int ny, int nz, HeatStencil stencil, double kappa, double safety) {
     HeatParams p;
-    p.n = n;
+    p.nx = nx;
+    p.ny = ny;
+    p.nz = nz;
     p.kappa = kappa;
     p.safety = safety;
     p.stencil = stencil;
-    p.h = 1.0 / (n + 1);
+    p.h = 1.0 / (nx + 1);
     // Explicit Euler is stable while dt * kappa * rho(L) <= 2.
     const double dt_max = 2.0 * p.h * p.h / (kappa * spectral_radius_h2(stencil));
     p.dt = safety * dt_max;
@@ -47,30 +53,36 @@ HeatParams HeatParams::make(int n, HeatStencil stencil, double kappa, double saf
     return p;
 }
 
+HeatExact HeatExact::of(const HeatParams& p) {
+    const double pi = std::numbers::pi;
+    HeatExact e;
+    e.kx = pi / (p.nx + 1);
+    e.ky = pi / (p.ny + 1);
+    e.kz = pi / (p.nz + 1);
+    const double lx = (p.nx + 1) * p.h, ly = (p.ny + 1) * p.h, lz = (p.nz + 1) * p.h;
+    e.rate = p.kappa * pi * pi * (1 / (lx * lx) + 1 / (ly * ly) + 1 / (lz * lz));
+    return e;
+}
+
 template <class T>
 HostField<T> heat_initial_state(const HeatParams& p) {
     HostField<T> u(p.extent());
-    const double pi = std::numbers::pi;
-    for (int k = 0; k < p.n; ++k)
-        for (int j = 0; j < p.n; ++j)
-            for (int i = 0; i < p.n; ++i)
-                u.at(i, j, k) = T(std::sin(pi * (i + 1) * p.h) * std::sin(pi * (j + 1) * p.h) *
-                                  std::sin(pi * (k + 1) * p.h));
+    const HeatExact ex = HeatExact::of(p);
+    for (int k = 0; k < p.nz; ++k)
+        for (int j = 0; j < p.ny; ++j)
+            for (int i = 0; i < p.nx; ++i) u.at(i, j, k) = T(ex.mode(i, j, k));
     return u;
 }
 
 template <class T>
 double heat_max_error(const HeatParams& p, const HostField<T>& u, double t) {
-    const double pi = std::numbers::pi;
-    const double decay = std::exp(-3.0 * pi * pi * p.kappa * t);
+    const HeatExact ex = HeatExact::of(p);
+    const double decay = std::exp(-ex.rate * t);
     double err = 0;
-    for (int k = 0; k < p.n; ++k)
-        for (int j = 0; j < p.n; ++j)
-            for (int i = 0; i < p.n; ++i) {
-                const double exact = decay * std::sin(pi * (i + 1) * p.h) *
-                                     std::sin(pi * (j + 1) * p.h) * std::sin(pi * (k + 1) * p.h);
-                err = std::max(err, std::fabs(double(u.at(i, j, k)) - exact));
-            }
+    for (int k = 0; k < p.nz; ++k)
+        for (int j = 0; j < p.ny; ++j)
+            for (int i = 0; i < p.nx; ++i)
+                err = std::max(err, std::fabs(double(u.at(i, j, k)) - decay * ex.mode(i, j, k)));
     return err;
 }
 

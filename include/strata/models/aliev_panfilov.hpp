@@ -13,11 +13,12 @@ namespace strata {
 struct ApfParams {
     static constexpr double a = 0.1, b = 0.1, kk = 8.0, M1 = 0.07, M2 = 0.3, epsilon = 0.01,
                             d = 5e-5;
-    int n = 0;  // the mesh has (n+1) x (n+1) points
+    int n = 0;  // the mesh has (m+1) rows of (n+1) points; dx = 1/n
+    int m = 0;  // the classic program always has m = n; tests use m != n to catch x/y mix-ups
     double dx = 0, dt = 0, alpha = 0;
 
-    static ApfParams for_mesh(int n);
-    Extent extent() const { return Extent{n + 1, n + 1, 1, 1, 2}; }
+    static ApfParams for_mesh(int n, int m = -1);
+    Extent extent() const { return Extent{n + 1, m + 1, 1, 1, 2}; }
 };
 
 // The classic stopping rule `t = 0; while (t < T) { t += dt; ++niter; }`: how many steps it
@@ -31,16 +32,41 @@ ApfSchedule apf_schedule_for_time(double dt, double t_final);
 // One cell's update: the PDE over E_prev's 5-point neighbourhood, then the ODEs on the new
 // E and on R in place. `e(di, dj)` reads E_prev at an offset (di along x, dj along y). The
 // expression order follows the classic program so every backend rounds the same way.
+//
+// What every backend and strategy sees of a model: `Fields` (the stencil input `in` and the
+// rest), `load_point` (the cell's pointwise state, loaded early so strategies can keep loads in
+// flight) and `store` (the update of one cell from its neighbourhood and that state).
+// `mirror` says the boundary is the classic mirror: a ghost reads the cell two inward.
 template <class T>
 struct AlievPanfilov {
+    using value_type = T;
     static constexpr int dims = 2;
     static constexpr int radius = 1;
+    static constexpr bool mirror = true;
+    static constexpr bool star = true;
     static constexpr int flops_per_cell = 28;               // the classic program's count
     static constexpr int min_bytes_per_cell = 4 * sizeof(T);  // read E_prev, R; write E, R
+
+    struct Fields {
+        const T* in;  // E_prev
+        T* out;       // E
+        T* r;         // R, updated in place
+    };
+    using Point = T;  // R at the cell
 
     T alpha, dt;
 
     explicit AlievPanfilov(const ApfParams& p) : alpha(T(p.alpha)), dt(T(p.dt)) {}
+
+    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { return f.r[i]; }
+
+    template <class Nb>
+    STRATA_HD void store(const Nb& e, Point r, const Fields& f, std::int64_t i) const {
+        T en;
+        update(e, en, r);
+        f.out[i] = en;
+        f.r[i] = r;
+    }
 
     template <class Nb>
     STRATA_HD void update(const Nb& e, T& e_out, T& r) const {

@@ -13,8 +13,10 @@ enum class HeatStencil { p7 = 7, p19 = 19, p27 = 27 };
 std::string_view to_string(HeatStencil s);
 HeatStencil parse_heat_stencil(std::string_view s);  // "7pt" | "19pt" | "27pt"
 
+// The grid has nx*ny*nz unknowns with spacing h = 1/(nx+1): the unit cube when all three are
+// equal (what the CLI runs), a box of sides (n+1)h otherwise (the tests use odd boxes).
 struct HeatParams {
-    int n = 0;             // n^3 unknowns; h = 1/(n+1), the boundary planes sit at 0 and 1
+    int nx = 0, ny = 0, nz = 0;
     double kappa = 1.0;
     double safety = 0.5;   // dt = safety * the stencil's explicit-Euler stability bound
     HeatStencil stencil = HeatStencil::p7;
@@ -22,7 +24,9 @@ struct HeatParams {
     double c = 0;          // kappa * dt / h^2
 
     static HeatParams make(int n, HeatStencil stencil, double kappa = 1.0, double safety = 0.5);
-    Extent extent() const { return Extent{n, n, n, 1, 3}; }
+    static HeatParams make_box(int nx, int ny, int nz, HeatStencil stencil, double kappa = 1.0,
+                               double safety = 0.5);
+    Extent extent() const { return Extent{nx, ny, nz, 1, 3}; }
     // Largest |eigenvalue| of the discrete Laplacian times h^2: 12, 16/3 and 184/30.
     static double spectral_radius_h2(HeatStencil s);
 };
@@ -30,20 +34,37 @@ struct HeatParams {
 // One cell's update u + c * L(u). `u(di, dj, dk)` reads the old field at an offset. The
 // neighbours are summed by class (faces, edges, corners) so each stencil needs one weight per
 // class: 7-point c*(F - 6u); 19-point (c/6)*(2F + E - 24u); 27-point (c/30)*(14F + 3E + C - 128u).
+// The model API (Fields, load_point, store, mirror) is described at AlievPanfilov. The boundary
+// is a ghost layer of zeros that no update writes.
 template <class T, HeatStencil S>
 struct Heat3D {
+    using value_type = T;
     static constexpr int dims = 3;
     static constexpr int radius = 1;
     static constexpr int points = int(S);
     static constexpr bool star = S == HeatStencil::p7;
+    static constexpr bool mirror = false;
     // adds within the classes, the weight products, the center term and the final update
     static constexpr int flops_per_cell = S == HeatStencil::p7 ? 9 : S == HeatStencil::p19 ? 22 : 31;
     static constexpr int min_bytes_per_cell = 2 * sizeof(T);  // read u, write u_next
 
     T w;  // c, c/6 or c/30
 
+    struct Fields {
+        const T* in;
+        T* out;
+    };
+    struct Point {};
+
     explicit Heat3D(const HeatParams& p)
         : w(T(S == HeatStencil::p7 ? p.c : S == HeatStencil::p19 ? p.c / 6 : p.c / 30)) {}
+
+    STRATA_HD Point load_point(const Fields&, std::int64_t) const { return {}; }
+
+    template <class Nb>
+    STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const {
+        f.out[i] = update(u);
+    }
 
     template <class Nb>
     STRATA_HD T update(const Nb& u) const {
@@ -66,12 +87,20 @@ struct Heat3D {
     }
 };
 
-// u0 = sin(pi x) sin(pi y) sin(pi z) at the interior points, 0 on the boundary.
+// The exact solution: the lowest mode of the box, sin(pi x/Lx) sin(pi y/Ly) sin(pi z/Lz), decaying
+// as exp(-kappa pi^2 (1/Lx^2 + 1/Ly^2 + 1/Lz^2) t): exp(-3 pi^2 kappa t) on the unit cube.
+struct HeatExact {
+    double kx, ky, kz;  // pi * h / L along each axis: the phase per grid index
+    double rate;        // the decay rate
+    static HeatExact of(const HeatParams& p);
+    STRATA_HD double mode(int i, int j, int k) const;  // at interior index (i, j, k)
+};
+
+// u0 = the exact solution at t = 0 at the interior points, 0 on the boundary.
 template <class T>
 HostField<T> heat_initial_state(const HeatParams& p);
 
-// The exact solution of the continuous problem at time t (the initial mode decays as
-// exp(-3 pi^2 kappa t)), compared with the field: max |u - exact| over the interior.
+// max |u - exact(t)| over the interior.
 template <class T>
 double heat_max_error(const HeatParams& p, const HostField<T>& u, double t);
 
@@ -83,3 +112,16 @@ template <class T>
 HeatStats heat_stats(const HostField<T>& u);
 
 }  // namespace strata
+
+#if defined(__CUDACC__)
+#define STRATA_SIN(x) ::sin(x)
+#else
+#include <cmath>
+#define STRATA_SIN(x) std::sin(x)
+#endif
+namespace strata {
+STRATA_HD double HeatExact::mode(int i, int j, int k) const {
+    return STRATA_SIN(kx * (i + 1)) * STRATA_SIN(ky * (j + 1)) * STRATA_SIN(kz * (k + 1));
+}
+}  // namespace strata
+#undef STRATA_SIN
