@@ -7,27 +7,12 @@
 #include <random>
 
 #include "strata/core/field.hpp"
+#include "strata/core/field_ops.hpp"
 
 namespace strata::test {
 
-// Fills every cell, ghosts included, with values uniform in [lo, hi).
-template <class T>
-void fill_random(HostField<T>& f, std::uint32_t seed, double lo = 0.0, double hi = 1.0) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<double> dist(lo, hi);
-    for (auto& v : f.data) v = T(dist(gen));
-}
-
-// Sets the ghost layers to 0 (the Dirichlet boundary of heat3d).
-template <class T>
-void zero_ghosts(HostField<T>& f) {
-    const Extent& e = f.extent;
-    const int gz = e.dims == 3 ? e.ghost : 0;
-    for (int k = -gz; k < e.nz + gz; ++k)
-        for (int j = -e.ghost; j < e.ny + e.ghost; ++j)
-            for (int i = -e.ghost; i < e.nx + e.ghost; ++i)
-                if (i < 0 || j < 0 || k < 0 || i >= e.nx || j >= e.ny || k >= e.nz) f.at(i, j, k) = T(0);
-}
+using strata::fill_random;
+using strata::zero_ghosts;
 
 // sqrt(sum (a-b)^2 / sum b^2) over the interior; NaN anywhere gives infinity, so it fails.
 template <class A, class B>

@@ -15,6 +15,8 @@ namespace strata {
 
 struct EngineOptions {
     std::string kernel;  // CUDA strategy name; empty picks the default
+    bool graphs = true;  // CUDA: replay the time loop as captured graphs (fewer launch gaps)
+    int chunk = 0;       // CUDA streaming strategies: rows (2D) or planes (3D) per block; 0 = default
 };
 
 template <class T>
@@ -26,6 +28,8 @@ public:
     virtual ApfFields<T> fields() = 0;   // the latest state, copied to the host
     virtual std::string kernel() const = 0;
     virtual void synchronize() {}
+    // Advances and returns the elapsed milliseconds (CUDA events on the GPU, a clock on the CPU).
+    virtual double timed_advance_ms(std::int64_t steps);
 };
 
 template <class T>
@@ -38,6 +42,7 @@ public:
     virtual HostField<T> field() = 0;
     virtual std::string kernel() const = 0;
     virtual void synchronize() {}
+    virtual double timed_advance_ms(std::int64_t steps);
 };
 
 // `initial` may be null: the engine then builds the model's own initial state (on the device
@@ -50,6 +55,9 @@ template <class T>
 std::unique_ptr<HeatEngine<T>> make_heat_engine(Backend backend, const HeatParams& params,
                                                 const HostField<T>* initial,
                                                 const EngineOptions& options = {});
+
+// CUDA devices this process can use: 0 without a GPU, a driver, or a CUDA build.
+int cuda_device_count();
 
 // The strategies a backend offers for a model ("cpu" and "omp" have one each).
 std::vector<std::string> kernel_names(Backend backend, std::string_view model);

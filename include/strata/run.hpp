@@ -24,6 +24,8 @@ struct ApfRunOptions {
     Precision precision = Precision::fp64;
     Backend backend = Backend::cpu;
     std::string kernel;
+    bool graphs = true;
+    int chunk = 0;
     std::string json_path;
 };
 
@@ -36,6 +38,8 @@ struct HeatRunOptions {
     Precision precision = Precision::fp64;
     Backend backend = Backend::cpu;
     std::string kernel;
+    bool graphs = true;
+    int chunk = 0;
     std::string json_path;
 };
 

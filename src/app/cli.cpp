@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bench.hpp"
 #include "info.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
@@ -30,13 +31,24 @@ constexpr const char* kHeatHelp =
     "  strata run heat3d -n 512 --steps 100 --stencil 27pt --backend cuda --precision fp32";
 
 void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std::string& kernel,
-                std::string& json) {
+                std::string& json, bool& no_graphs, int& chunk) {
     cmd->add_option("--precision", precision, "Field precision: fp32 or fp64")->capture_default_str();
     cmd->add_option("--backend", backend, "Where to run: cpu (reference loops), omp (OpenMP), cuda")
         ->capture_default_str();
     cmd->add_option("--kernel", kernel,
-                    "CUDA strategy (naive, smem, planes, multi, ...); 'list' prints those available");
+                    "CUDA strategy: naive, smem, planes, multi2, multi4; 'list' describes them");
+    cmd->add_flag("--no-graphs", no_graphs, "CUDA: launch every step (no CUDA graph replay)");
+    cmd->add_option("--chunk", chunk, "CUDA streaming strategies: rows (2D) or planes (3D) per block")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');)
+        if (!item.empty()) out.push_back(item);
+    return out;
 }
 
 void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
@@ -61,6 +73,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
 
     ApfRunOptions apf;
     std::string apf_precision = "fp64", apf_backend = "cpu";
+    bool apf_no_graphs = false;
     std::int64_t apf_iterations = 0;
     auto* apf_cmd = run->add_subcommand("apf", "The Aliev-Panfilov cardiac model (the classic apf program)");
     apf_cmd->footer(kApfHelp);
@@ -76,10 +89,11 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         ->capture_default_str();
     apf_cmd->add_flag("-k", apf.no_comm, "Skip halo communication (timing experiments only)");
     apf_cmd->add_flag("-d", apf.debug, "Debug: print the final mesh (n <= 32)");
-    add_common(apf_cmd, apf_precision, apf_backend, apf.kernel, apf.json_path);
+    add_common(apf_cmd, apf_precision, apf_backend, apf.kernel, apf.json_path, apf_no_graphs, apf.chunk);
 
     HeatRunOptions heat;
     std::string heat_precision = "fp64", heat_backend = "cpu", heat_stencil = "7pt";
+    bool heat_no_graphs = false;
     auto* heat_cmd = run->add_subcommand("heat3d", "3D heat diffusion (7-, 19- or 27-point Laplacian)");
     heat_cmd->footer(kHeatHelp);
     heat_cmd->add_option("-n", heat.n, "Interior points per side (the grid is n^3)")->capture_default_str();
@@ -88,14 +102,42 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     heat_cmd->add_option("--kappa", heat.kappa, "Diffusivity")->capture_default_str();
     heat_cmd->add_option("--safety", heat.safety, "dt as a fraction of the stability bound, in (0, 1]")
         ->capture_default_str();
-    add_common(heat_cmd, heat_precision, heat_backend, heat.kernel, heat.json_path);
+    add_common(heat_cmd, heat_precision, heat_backend, heat.kernel, heat.json_path, heat_no_graphs, heat.chunk);
+
+    app::BenchOptions bench;
+    std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
+                bench_graphs = "on";
+    auto* bench_cmd = app.add_subcommand("bench", "Time every strategy of a model and print a roofline table");
+    bench_cmd->footer(
+        "Each row: the median time per step over --repeats runs of --steps steps (after a warm-up),\n"
+        "GCells/s, effective GB/s (the model's minimum bytes per cell), % of the device's measured\n"
+        "copy bandwidth (strata probe), GFLOP/s, and the max relative error against the CPU\n"
+        "reference on a smaller odd-sized grid.\n\n"
+        "Examples:\n"
+        "  strata bench apf                                  # 8192^2, fp32, every kernel\n"
+        "  strata bench heat3d --stencil 27pt --precision fp32,fp64\n"
+        "  strata bench apf -n 256 --kernels planes --graphs both");
+    bench_cmd->add_option("model", bench.model, "apf or heat3d")->required();
+    bench_cmd->add_option("-n", bench.n, "Problem size (default 8192 for apf, 512 for heat3d)");
+    bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt")->capture_default_str();
+    bench_cmd->add_option("--precision", bench_precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
+    bench_cmd->add_option("--backend", bench_backend, "cuda, omp or cpu")->capture_default_str();
+    bench_cmd->add_option("--kernels", bench_kernels, "Comma-separated kernels (default: all)");
+    bench_cmd->add_option("--graphs", bench_graphs, "CUDA launch: on, off or both")->capture_default_str();
+    bench_cmd->add_option("--steps", bench.steps, "Steps per timed repeat")->capture_default_str();
+    bench_cmd->add_option("--repeats", bench.repeats, "Timed repeats (the median is reported)")->capture_default_str();
+    bench_cmd->add_option("--chunk", bench.chunk, "Rows (2D) or planes (3D) per block for streaming kernels");
+    bench_cmd->add_option("--json", bench.json_path, "Also write the table as JSON");
 
     auto* info_cmd = app.add_subcommand("info", "Describe this build and the GPUs it sees");
+    auto* probe_cmd = app.add_subcommand(
+        "probe", "Measure the GPU's copy and host<->device bandwidth and cache it for the reports");
 
     try {
         app.parse(argc, argv);
         if (*apf_cmd) {
             if (*iter_opt) apf.iterations = apf_iterations;
+            apf.graphs = !apf_no_graphs;
             apf.precision = parse_precision(apf_precision);
             apf.backend = parse_backend(apf_backend);
             if (apf.kernel == "list") {
@@ -104,6 +146,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             }
             run_apf(apf, out);
         } else if (*heat_cmd) {
+            heat.graphs = !heat_no_graphs;
             heat.precision = parse_precision(heat_precision);
             heat.backend = parse_backend(heat_backend);
             heat.stencil = parse_heat_stencil(heat_stencil);
@@ -112,8 +155,22 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
                 return 0;
             }
             run_heat3d(heat, out);
+        } else if (*bench_cmd) {
+            bench.precisions.clear();
+            for (const auto& p : split_list(bench_precision)) bench.precisions.push_back(parse_precision(p));
+            if (bench.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
+            bench.backend = parse_backend(bench_backend);
+            bench.stencil = parse_heat_stencil(bench_stencil);
+            bench.kernels = split_list(bench_kernels);
+            if (bench_graphs == "on") bench.graphs = {true};
+            else if (bench_graphs == "off") bench.graphs = {false};
+            else if (bench_graphs == "both") bench.graphs = {true, false};
+            else throw UsageError("--graphs must be on, off or both (got '" + bench_graphs + "')");
+            app::run_bench(bench, out);
         } else if (*info_cmd) {
             app::print_info(out);
+        } else if (*probe_cmd) {
+            app::run_probe_command(out);
         }
         return 0;
     } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,8 @@
 #include "info.hpp"
 
 #include <ostream>
+
+#include "strata/core/error.hpp"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -12,7 +14,7 @@ namespace strata::app {
 
 void print_info(std::ostream& out) {
     out << "strata " << STRATA_VERSION << "\n"
-        << "  compiler      : " << __VERSION__ << "\n";
+        << "  compiler      : g++ " << __VERSION__ << "\n";
 #ifdef _OPENMP
     out << "  OpenMP        : yes, up to " << omp_get_max_threads() << " threads\n";
 #else
@@ -23,6 +25,17 @@ void print_info(std::ostream& out) {
     cuda::print_devices(out);
 #else
     out << "  CUDA          : no (built without nvcc; --backend cuda is unavailable)\n";
+#endif
+}
+
+void run_probe_command(std::ostream& out) {
+#ifdef STRATA_HAVE_CUDA
+    const cuda::ProbeResult r = cuda::run_probe();
+    cuda::print_probe(out, r);
+    out << "cached in " << cuda::probe_cache_path() << "\n";
+#else
+    (void)out;
+    throw Error("strata probe measures a GPU, and this strata was built without CUDA");
 #endif
 }
 

@@ -1,7 +1,11 @@
 #include "report.hpp"
 
 #include <cstdio>
-#include <fstream>
+#include <ostream>
+
+#ifdef STRATA_HAVE_CUDA
+#include "../cuda/cuda_engines.hpp"
+#endif
 
 #include "strata/core/error.hpp"
 
@@ -43,11 +47,21 @@ std::string format_throughput(const Throughput& t, int flops_per_cell, int bytes
     return buf;
 }
 
-void write_json_file(const std::string& path, const nlohmann::json& report) {
-    std::ofstream f(path);
-    if (!f) throw Error("cannot open '" + path + "' for writing the JSON report");
-    f << report.dump(2) << '\n';
-    if (!f) throw Error("failed writing the JSON report to '" + path + "'");
+void add_roofline(std::ostream& out, nlohmann::json& report, bool on_gpu, double effective_gbs) {
+    if (!on_gpu) return;
+#ifdef STRATA_HAVE_CUDA
+    const cuda::ProbeResult p = cuda::cached_or_run_probe(out);
+    const double pct = 100 * effective_gbs / p.copy_gbs;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "Share of copy bandwidth      : %.1f%% of %.0f GB/s measured on %s\n", pct,
+                  p.copy_gbs, p.device_name.c_str());
+    out << buf;
+    report["copy_gbs"] = p.copy_gbs;
+    report["pct_copy_bandwidth"] = pct;
+    report["device"] = p.device_name;
+#else
+    (void)out, (void)report, (void)effective_gbs;
+#endif
 }
 
 }  // namespace strata::app

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,8 @@ Throughput throughput(double wall_s, std::int64_t steps, std::int64_t cells, int
                       int bytes_per_cell);
 void add_throughput(nlohmann::json& report, const Throughput& t, int flops_per_cell, int bytes_per_cell);
 std::string format_throughput(const Throughput& t, int flops_per_cell, int bytes_per_cell);
-void write_json_file(const std::string& path, const nlohmann::json& report);
+// On the GPU, the effective bandwidth as a share of the device's measured copy bandwidth (the
+// probe runs once per device and is cached): printed and added to the report. Nothing on a CPU.
+void add_roofline(std::ostream& out, nlohmann::json& report, bool on_gpu, double effective_gbs);
 
 }  // namespace strata::app

@@ -2,6 +2,8 @@
 // nvcc; without it, asking for it is a clear error, never a silent fallback to the CPU.
 #include "strata/engine.hpp"
 
+#include <chrono>
+
 #include "../cpu/cpu_engines.hpp"
 #include "strata/core/error.hpp"
 #ifdef STRATA_HAVE_CUDA
@@ -17,12 +19,36 @@ void check_cpu_kernel(Backend b, const EngineOptions& o) {
                          " backend (its only kernel is '" + std::string(to_string(b)) + "')");
 }
 
+#ifndef STRATA_HAVE_CUDA
 [[noreturn]] void no_cuda() {
     throw Error("the cuda backend is not available: this strata was built without CUDA "
                 "(configure with nvcc on the PATH or CMAKE_CUDA_COMPILER set)");
 }
+#endif
+
+template <class E>
+double wall_ms(E& engine, std::int64_t steps) {
+    engine.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    engine.advance(steps);
+    engine.synchronize();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 }  // namespace
+
+template <class T>
+double ApfEngine<T>::timed_advance_ms(std::int64_t steps) {
+    return wall_ms(*this, steps);
+}
+template <class T>
+double HeatEngine<T>::timed_advance_ms(std::int64_t steps) {
+    return wall_ms(*this, steps);
+}
+template class ApfEngine<float>;
+template class ApfEngine<double>;
+template class HeatEngine<float>;
+template class HeatEngine<double>;
 
 template <class T>
 std::unique_ptr<ApfEngine<T>> make_apf_engine(Backend backend, const ApfParams& params,
@@ -52,6 +78,14 @@ std::unique_ptr<HeatEngine<T>> make_heat_engine(Backend backend, const HeatParam
     check_cpu_kernel(backend, options);
     return cpu::make_heat_engine<T>(backend == Backend::omp, params,
                                     initial ? *initial : heat_initial_state<T>(params));
+}
+
+int cuda_device_count() {
+#ifdef STRATA_HAVE_CUDA
+    return cuda::device_count();
+#else
+    return 0;
+#endif
 }
 
 std::vector<std::string> kernel_names(Backend backend, std::string_view model) {

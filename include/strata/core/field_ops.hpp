@@ -1,0 +1,59 @@
+#pragma once
+// Operations on host fields shared by the benchmarks and the tests: random (never constant)
+// fills, the Dirichlet ghost layer, and comparison against a reference.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "strata/core/field.hpp"
+
+namespace strata {
+
+// Every cell, ghosts included, uniform in [lo, hi); split over threads (512^3 is slow on one).
+// Deterministic for a given seed and machine thread count.
+template <class T>
+void fill_random(HostField<T>& f, std::uint64_t seed, double lo = 0.0, double hi = 1.0) {
+    const unsigned nt = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+    const std::size_t n = f.data.size(), per = (n + nt - 1) / nt;
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < nt; ++t)
+        pool.emplace_back([&f, seed, lo, hi, t, n, per] {
+            std::mt19937_64 gen(seed * 1000003ull + t);
+            std::uniform_real_distribution<double> d(lo, hi);
+            for (std::size_t i = t * per; i < std::min(n, (t + 1) * per); ++i) f.data[i] = T(d(gen));
+        });
+    for (auto& th : pool) th.join();
+}
+
+// Sets the ghost layers to 0 (the Dirichlet boundary of heat3d).
+template <class T>
+void zero_ghosts(HostField<T>& f) {
+    const Extent& e = f.extent;
+    const int g = e.ghost, gz = e.dims == 3 ? e.ghost : 0;
+    for (int k = -gz; k < e.nz + gz; ++k)
+        for (int j = -g; j < e.ny + g; ++j)
+            for (int i = -g; i < e.nx + g; ++i)
+                if (i < 0 || j < 0 || k < 0 || i >= e.nx || j >= e.ny || k >= e.nz) f.at(i, j, k) = T(0);
+}
+
+// max |a - b| / max |b| over the interior; a NaN in `a` (a poisoned, unwritten cell) gives infinity.
+template <class A, class B>
+double max_relative_error(const HostField<A>& a, const HostField<B>& b) {
+    double diff = 0, ref = 0;
+    const Extent& e = a.extent;
+    for (int k = 0; k < e.nz; ++k)
+        for (int j = 0; j < e.ny; ++j)
+            for (int i = 0; i < e.nx; ++i) {
+                const double x = double(a.at(i, j, k)), y = double(b.at(i, j, k));
+                if (!std::isfinite(x)) return std::numeric_limits<double>::infinity();
+                diff = std::max(diff, std::fabs(x - y));
+                ref = std::max(ref, std::fabs(y));
+            }
+    return diff / ref;
+}
+
+}  // namespace strata

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
+# short table. Usage: scripts/gpu-check.sh [tests|bench|all] (default all). Logs go to $OUT.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+out=${OUT:-/tmp/strata-out}
+mkdir -p "$out"
+build=build-gpu
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$PWD/$build/cache}
+
+# Few files come back from the device: one log, one test log, one benchmark text, one JSON folder.
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/log.txt"
+cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release >> "$out/log.txt" 2>&1 || { tail -30 "$out/log.txt"; exit 1; }
+cmake --build $build -j 16 >> "$out/log.txt" 2>&1 || { tail -50 "$out/log.txt"; exit 1; }
+
+if [[ $what == tests || $what == all ]]; then
+  ctest --test-dir $build -L gpu --output-on-failure -j 4 > "$out/tests.txt" 2>&1 || true
+  ctest --test-dir $build -L cpu -j 8 >> "$out/tests.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failed|\*\*\*|Failure|Expected|Actual|Which is|differs" "$out/tests.txt" | head -60
+fi
+if [[ $what == bench || $what == all ]]; then
+  mkdir -p "$out/json"
+  bench() {  # the command, then its output, as docs/performance.md quotes them
+    echo "\$ strata bench $*" | tee -a "$out/bench.txt"
+    $build/strata bench "$@" | tee -a "$out/bench.txt"
+    echo | tee -a "$out/bench.txt"
+  }
+  $build/strata probe | tee -a "$out/bench.txt"
+  echo | tee -a "$out/bench.txt"
+  bench apf --precision fp32,fp64 --json "$out/json/apf.json"
+  for s in 7pt 19pt 27pt; do
+    bench heat3d --stencil $s --precision fp32,fp64 --json "$out/json/heat-$s.json"
+  done
+  bench apf -n 256 --precision fp32 --graphs both --json "$out/json/apf-256.json"
+fi

@@ -1,0 +1,209 @@
+// `strata bench`: every strategy of a model on one problem, timed after a warm-up as the median
+// of several repeats (CUDA events on the GPU), each row with its error against the CPU reference
+// on a smaller odd-sized grid run alongside.
+#include "bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "strata/core/error.hpp"
+#include "strata/core/field_ops.hpp"
+#include "strata/engine.hpp"
+#ifdef STRATA_HAVE_CUDA
+#include "../cuda/cuda_engines.hpp"
+#endif
+
+namespace strata::app {
+
+void validate(const BenchOptions& o) {
+    if (o.model != "apf" && o.model != "heat3d") throw UsageError("unknown model '" + o.model + "' (apf or heat3d)");
+    if (o.n < 0 || (o.n > 0 && o.n < (o.model == "apf" ? 26 : 3))) throw UsageError("-n is too small for " + o.model);
+    if (o.steps < 1) throw UsageError("--steps must be >= 1");
+    if (o.repeats < 1) throw UsageError("--repeats must be >= 1");
+}
+
+namespace {
+
+struct Row {
+    std::string kernel, precision, launch;
+    double ms_per_step = 0, gcells = 0, gbs = 0, pct_copy = 0, gflops = 0, max_rel_err = 0;
+    int bytes_per_cell = 0, flops_per_cell = 0;
+};
+
+template <class E>
+double median_ms_per_step(E& engine, const BenchOptions& o) {
+    engine.advance(o.steps);  // warm-up: module load, graph capture, clocks
+    engine.synchronize();
+    std::vector<double> ms;
+    for (int r = 0; r < o.repeats; ++r) ms.push_back(engine.timed_advance_ms(o.steps) / o.steps);
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+constexpr int kCheckSteps = 10;
+
+// Times every kernel x launch mode. `make(options)` builds an engine on the benchmark problem;
+// `check(options)` returns that kernel's max relative error against the CPU reference.
+template <class Make, class Check>
+std::vector<Row> bench_kernels(const BenchOptions& o, std::string_view model, double cells, int flops_per_cell,
+                               int bytes_per_cell, double copy_gbs, Make make, Check check) {
+    std::vector<Row> rows;
+    const auto kernels = o.kernels.empty() ? kernel_names(o.backend, model) : o.kernels;
+    for (const auto& k : kernels)
+        for (bool graphs : o.graphs) {
+            const EngineOptions eo{k, graphs, o.chunk};
+            Row row;
+            {
+                auto e = make(eo);  // released before the check: only one big problem on the device
+                row.ms_per_step = median_ms_per_step(*e, o);
+            }
+            row.max_rel_err = check(eo);
+            row.kernel = k;
+            row.launch = o.backend == Backend::cuda ? (graphs ? "graph" : "stream") : "-";
+            row.bytes_per_cell = bytes_per_cell;
+            row.flops_per_cell = flops_per_cell;
+            row.gcells = cells / (row.ms_per_step * 1e-3) * 1e-9;
+            row.gbs = row.gcells * bytes_per_cell;
+            row.gflops = row.gcells * flops_per_cell;
+            row.pct_copy = copy_gbs > 0 ? 100 * row.gbs / copy_gbs : 0;
+            rows.push_back(row);
+        }
+    return rows;
+}
+
+template <class T>
+std::vector<Row> bench_apf(const BenchOptions& o, double copy_gbs) {
+    const ApfParams p = ApfParams::for_mesh(o.n > 0 ? o.n : 8192);
+    ApfFields<T> init{HostField<T>(p.extent()), HostField<T>(p.extent())};
+    fill_random(init.e, 1, 0.0, 1.0);
+    fill_random(init.r, 2, 0.0, 0.5);
+    const ApfParams pc = ApfParams::for_mesh(514, 300);  // the check grid: 515 x 301 points
+    ApfFields<T> check{HostField<T>(pc.extent()), HostField<T>(pc.extent())};
+    fill_random(check.e, 3, 0.0, 1.0);
+    fill_random(check.r, 4, 0.0, 0.5);
+    auto ref = make_apf_engine<T>(Backend::omp, pc, &check);
+    ref->advance(kCheckSteps);
+    const HostField<T> ref_e = ref->fields().e;
+    using Model = AlievPanfilov<T>;
+    return bench_kernels(
+        o, "apf", double(p.extent().cells()), Model::flops_per_cell, Model::min_bytes_per_cell, copy_gbs,
+        [&](const EngineOptions& eo) { return make_apf_engine<T>(o.backend, p, &init, eo); },
+        [&](const EngineOptions& eo) {
+            auto c = make_apf_engine<T>(o.backend, pc, &check, eo);
+            c->advance(kCheckSteps);
+            return max_relative_error(c->fields().e, ref_e);
+        });
+}
+
+template <class T, HeatStencil S>
+std::vector<Row> bench_heat(const BenchOptions& o, double copy_gbs) {
+    const HeatParams p = HeatParams::make(o.n > 0 ? o.n : 512, S);
+    HostField<T> init(p.extent());
+    fill_random(init, 5, 0.0, 1.0);
+    zero_ghosts(init);
+    const HeatParams pc = HeatParams::make_box(67, 45, 33, S);
+    HostField<T> check(pc.extent());
+    fill_random(check, 6, 0.0, 1.0);
+    zero_ghosts(check);
+    auto ref = make_heat_engine<T>(Backend::omp, pc, &check);
+    ref->advance(kCheckSteps);
+    const HostField<T> ref_u = ref->field();
+    using Model = Heat3D<T, S>;
+    return bench_kernels(
+        o, "heat3d", double(p.extent().cells()), Model::flops_per_cell, Model::min_bytes_per_cell, copy_gbs,
+        [&](const EngineOptions& eo) { return make_heat_engine<T>(o.backend, p, &init, eo); },
+        [&](const EngineOptions& eo) {
+            auto c = make_heat_engine<T>(o.backend, pc, &check, eo);
+            c->advance(kCheckSteps);
+            return max_relative_error(c->field(), ref_u);
+        });
+}
+
+template <class T>
+std::vector<Row> bench_precision(const BenchOptions& o, double copy_gbs) {
+    if (o.model == "apf") return bench_apf<T>(o, copy_gbs);
+    switch (o.stencil) {
+        case HeatStencil::p7: return bench_heat<T, HeatStencil::p7>(o, copy_gbs);
+        case HeatStencil::p19: return bench_heat<T, HeatStencil::p19>(o, copy_gbs);
+        case HeatStencil::p27: return bench_heat<T, HeatStencil::p27>(o, copy_gbs);
+    }
+    throw Error("unknown stencil");
+}
+
+}  // namespace
+
+void run_bench(const BenchOptions& o, std::ostream& out) {
+    validate(o);
+    std::ofstream json_file;
+    if (!o.json_path.empty()) {
+        json_file.open(o.json_path);
+        if (!json_file) throw UsageError("cannot open '" + o.json_path + "' for the JSON report");
+    }
+    double copy_gbs = 0;
+    std::string device = "host CPU";
+    if (o.backend == Backend::cuda) {
+#ifdef STRATA_HAVE_CUDA
+        cuda::require_device();
+        const cuda::ProbeResult probe = cuda::cached_or_run_probe(out);
+        copy_gbs = probe.copy_gbs;
+        device = probe.device_name;
+#else
+        throw Error("the cuda backend is not available: this strata was built without CUDA");
+#endif
+    }
+    const int n = o.n > 0 ? o.n : (o.model == "apf" ? 8192 : 512);
+    char buf[512];
+    if (o.model == "apf")
+        std::snprintf(buf, sizeof buf, "apf n=%d (%d x %d points)", n, n + 1, n + 1);
+    else
+        std::snprintf(buf, sizeof buf, "heat3d %s %d^3", std::string(to_string(o.stencil)).c_str(), n);
+    const std::string problem = buf;
+    out << problem << ", " << o.steps << " steps x " << o.repeats << " repeats (median), on " << device;
+    if (copy_gbs > 0) {
+        std::snprintf(buf, sizeof buf, ", measured copy bandwidth %.0f GB/s", copy_gbs);
+        out << buf;
+    }
+    out << "\nmax rel err: against the CPU reference after 10 steps on a "
+        << (o.model == "apf" ? "515 x 301" : "67 x 45 x 33") << " random field\n\n";
+    std::snprintf(buf, sizeof buf, "%-8s %-5s %-6s %10s %10s %9s %7s %9s %12s\n", "kernel", "prec", "launch",
+                  "ms/step", "GCells/s", "GB/s", "%copy", "GFLOP/s", "max rel err");
+    out << buf;
+    nlohmann::json j;
+    j["problem"] = problem;
+    j["device"] = device;
+    j["copy_gbs"] = copy_gbs;
+    j["steps"] = o.steps;
+    j["repeats"] = o.repeats;
+    j["rows"] = nlohmann::json::array();
+    for (Precision prec : o.precisions) {
+        const auto rows = prec == Precision::fp32 ? bench_precision<float>(o, copy_gbs)
+                                                  : bench_precision<double>(o, copy_gbs);
+        for (const Row& r : rows) {
+            char pct[16] = "      -";
+            if (copy_gbs > 0) std::snprintf(pct, sizeof pct, "%6.1f%%", r.pct_copy);
+            std::snprintf(buf, sizeof buf, "%-8s %-5s %-6s %10.4f %10.2f %9.1f %7s %9.1f %12.2e\n",
+                          r.kernel.c_str(), std::string(to_string(prec)).c_str(), r.launch.c_str(), r.ms_per_step,
+                          r.gcells, r.gbs, pct, r.gflops, r.max_rel_err);
+            out << buf;
+            out.flush();
+            j["rows"].push_back({{"kernel", r.kernel},
+                                 {"precision", to_string(prec)},
+                                 {"launch", r.launch},
+                                 {"ms_per_step", r.ms_per_step},
+                                 {"gcells_per_s", r.gcells},
+                                 {"effective_gbs", r.gbs},
+                                 {"pct_copy_bandwidth", r.pct_copy},
+                                 {"gflops", r.gflops},
+                                 {"bytes_per_cell", r.bytes_per_cell},
+                                 {"flops_per_cell", r.flops_per_cell},
+                                 {"max_rel_err", r.max_rel_err}});
+        }
+    }
+    if (json_file.is_open()) json_file << j.dump(2) << '\n';
+}
+
+}  // namespace strata::app

@@ -1,0 +1,29 @@
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "strata/core/types.hpp"
+#include "strata/models/heat3d.hpp"
+
+namespace strata::app {
+
+struct BenchOptions {
+    std::string model;                 // "apf" or "heat3d"
+    int n = 0;                         // 0: the model's default (8192 for apf, 512 for heat3d)
+    HeatStencil stencil = HeatStencil::p7;
+    std::vector<Precision> precisions{Precision::fp32};
+    Backend backend = Backend::cuda;
+    std::vector<std::string> kernels;  // empty: every kernel of the backend
+    std::vector<bool> graphs{true};    // CUDA launch modes to time
+    int steps = 20;                    // steps per timed repeat
+    int repeats = 7;
+    int chunk = 0;
+    std::string json_path;
+};
+
+void validate(const BenchOptions& o);
+// Times each kernel x precision x launch mode and prints one table (and JSON when asked).
+void run_bench(const BenchOptions& o, std::ostream& out);
+
+}  // namespace strata::app

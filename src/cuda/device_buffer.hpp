@@ -1,0 +1,96 @@
+#pragma once
+// Owning handles for device memory, streams, events and graphs: released on scope exit, so an
+// exception anywhere leaks nothing.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "check.hpp"
+
+namespace strata::cuda {
+
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::size_t n) : n_(n) {
+        if (n) STRATA_CUDA_CHECK(cudaMalloc(&p_, n * sizeof(T)));
+    }
+    ~DeviceBuffer() {
+        if (p_) cudaFree(p_);
+    }
+    DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        std::swap(p_, o.p_);
+        std::swap(n_, o.n_);
+        return *this;
+    }
+    T* get() const { return p_; }
+    std::size_t size() const { return n_; }
+
+private:
+    T* p_ = nullptr;
+    std::size_t n_ = 0;
+};
+
+class Stream {
+public:
+    Stream() { STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(s_); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    cudaStream_t get() const { return s_; }
+
+private:
+    cudaStream_t s_{};
+};
+
+class Event {
+public:
+    Event() { STRATA_CUDA_CHECK(cudaEventCreate(&e_)); }
+    ~Event() { cudaEventDestroy(e_); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    cudaEvent_t get() const { return e_; }
+
+private:
+    cudaEvent_t e_{};
+};
+
+class GraphExec {
+public:
+    GraphExec() = default;
+    ~GraphExec() { reset(); }
+    GraphExec(const GraphExec&) = delete;
+    GraphExec& operator=(const GraphExec&) = delete;
+    void reset() {
+        if (exec_) cudaGraphExecDestroy(exec_);
+        exec_ = nullptr;
+    }
+    explicit operator bool() const { return exec_ != nullptr; }
+    // Records what `enqueue` launches on `stream` and instantiates it for replay.
+    template <class F>
+    void capture(cudaStream_t stream, F&& enqueue) {
+        reset();
+        cudaGraph_t graph{};
+        STRATA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        try {
+            enqueue();
+        } catch (...) {
+            cudaStreamEndCapture(stream, &graph);
+            if (graph) cudaGraphDestroy(graph);
+            throw;
+        }
+        STRATA_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+        const cudaError_t e = cudaGraphInstantiate(&exec_, graph, 0);
+        cudaGraphDestroy(graph);
+        STRATA_CUDA_CHECK(e);
+    }
+    void launch(cudaStream_t stream) const { STRATA_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+private:
+    cudaGraphExec_t exec_ = nullptr;
+};
+
+}  // namespace strata::cuda

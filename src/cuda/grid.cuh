@@ -1,0 +1,53 @@
+#pragma once
+// Device-side layout of a field and the index helpers every strategy uses.
+//
+// Rows are padded so that the first interior cell of every row sits on a 128-byte boundary:
+// a warp reading 32 consecutive interior cells touches whole cache lines. Kernel pointers point
+// at interior cell (0,0,0); ghost cells are at negative offsets.
+#include <cstdint>
+
+#include "strata/core/types.hpp"
+
+namespace strata::cuda {
+
+struct DevGrid {
+    int nx, ny, nz;
+    std::int64_t pitch, plane;  // elements between rows and between planes
+    __host__ __device__ std::int64_t at(int i, int j, int k = 0) const { return k * plane + j * pitch + i; }
+};
+
+// The index a load should use for coordinate i along an axis of n cells. Mirror boundaries read
+// the cell two inward (i = -1 -> 1, i = n -> n-2); fixed boundaries read the ghost layer. Either
+// way the result is clamped into memory that exists: threads of partial tiles load clamped
+// values that feed no stored cell.
+template <bool Mirror>
+__device__ __forceinline__ int load_index(int i, int n) {
+    if constexpr (Mirror) {
+        i = i < 0 ? -i : (i >= n ? 2 * n - 2 - i : i);
+        return min(max(i, 0), n - 1);
+    } else {
+        return min(max(i, -1), n);
+    }
+}
+
+// Host-side: the padded layout for an extent and element size.
+struct DeviceLayout {
+    DevGrid grid;
+    std::int64_t align_elems;  // the interior starts this many elements into each row
+    std::int64_t total_elems;  // allocation size
+    std::int64_t origin;       // offset of interior (0,0,0) from the allocation start
+    static DeviceLayout of(const Extent& e, std::size_t elem_bytes) {
+        DeviceLayout l;
+        l.align_elems = std::int64_t(128 / elem_bytes);
+        const std::int64_t a = l.align_elems;
+        const std::int64_t pitch = (a + e.nx + e.ghost + a - 1) / a * a;
+        const std::int64_t rows = e.py() * e.pz();
+        l.grid = DevGrid{e.nx, e.ny, e.nz, pitch, pitch * e.py()};
+        l.total_elems = rows * pitch;
+        const std::int64_t gz = e.dims == 3 ? e.ghost : 0;
+        l.origin = gz * l.grid.plane + e.ghost * pitch + a;
+        return l;
+    }
+};
+
+}  // namespace strata::cuda

@@ -1,0 +1,97 @@
+#pragma once
+// The strategy table: every strategy that applies to a model, with its launch shape. Shapes are
+// template arguments of one kernel per strategy family, never copies of a kernel.
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "strategies2d.cuh"
+#include "strategies3d.cuh"
+#include "strategy_names.hpp"
+
+namespace strata::cuda {
+
+// Run-time knobs of a launch (the autotuner's to set): rows per block for the 2D streaming
+// strategies, planes per block for the 3D ones.
+struct LaunchKnobs {
+    int chunk = 64;
+};
+
+template <class Model>
+using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const DevGrid&, const LaunchKnobs&,
+                          cudaStream_t);
+
+template <class Model>
+struct Strategy {
+    std::string name;
+    std::string what;
+    LaunchFn<Model> launch;
+};
+
+inline unsigned blocks_for(int n, int per_block) { return unsigned((n + per_block - 1) / per_block); }
+
+template <class Model, int BX, int BY>
+void launch_naive2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
+                    cudaStream_t s) {
+    naive2d<Model, BX, BY><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY)), dim3(BX, BY), 0, s>>>(m, f, g);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+template <class Model, int BX, int BY>
+void launch_smem2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
+                   cudaStream_t s) {
+    smem2d<Model, BX, BY><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY)), dim3(BX, BY), 0, s>>>(m, f, g);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+template <class Model, int BX, int M>
+void launch_rows2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
+                   cudaStream_t s) {
+    rows2d<Model, BX, M><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, k.chunk)), BX, 0, s>>>(m, f, g, k.chunk);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+template <class Model, int BX, int BY, int BZ>
+void launch_naive3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
+                    cudaStream_t s) {
+    naive3d<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.nz, BZ)),
+                                 dim3(BX, BY, BZ), 0, s>>>(m, f, g);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+template <class Model, int BX, int BY, int BZ>
+void launch_smem3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
+                   cudaStream_t s) {
+    smem3d<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.nz, BZ)),
+                                dim3(BX, BY, BZ), 0, s>>>(m, f, g);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+template <class Model, int BX, int BY, int M>
+void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
+                     cudaStream_t s) {
+    planes3d<Model, BX, BY, M><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY * M), blocks_for(g.nz, k.chunk)),
+                                 dim3(BX, BY), 0, s>>>(m, f, g, k.chunk);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+
+// In the order of kStrategyNames (a test checks the two agree).
+template <class Model>
+std::vector<Strategy<Model>> strategies() {
+    if constexpr (Model::dims == 2) {
+        return {
+            {"naive", "one thread per cell, neighbours from global memory (32x8 blocks)", launch_naive2d<Model, 32, 8>},
+            {"smem", "32x8 tile + halo in shared memory", launch_smem2d<Model, 32, 8>},
+            {"planes", "sliding rows: 128-thread rows march along y, rows above/below in registers",
+             launch_rows2d<Model, 128, 1>},
+            {"multi2", "sliding rows, 2 rows per thread per pass", launch_rows2d<Model, 128, 2>},
+            {"multi4", "sliding rows, 4 rows per thread per pass", launch_rows2d<Model, 128, 4>},
+        };
+    } else {
+        return {
+            {"naive", "one thread per cell, neighbours from global memory (32x4x2 blocks)",
+             launch_naive3d<Model, 32, 4, 2>},
+            {"smem", "32x4x4 brick + halo in shared memory", launch_smem3d<Model, 32, 4, 4>},
+            {"planes", "2.5D: 32x8 tiles march along z, register queue for z", launch_planes3d<Model, 32, 8, 1>},
+            {"multi2", "2.5D, 2 outputs per thread along y (32x16 tiles)", launch_planes3d<Model, 32, 8, 2>},
+            {"multi4", "2.5D, 4 outputs per thread along y (32x32 tiles)", launch_planes3d<Model, 32, 8, 4>},
+        };
+    }
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,106 @@
+#pragma once
+// The 2D strategies, each a kernel template over the model (see AlievPanfilov for the model
+// API) and its launch shape. One thread stores one cell per output; the model does the physics.
+#include "grid.cuh"
+
+namespace strata::cuda {
+
+// naive: one thread per cell, every neighbour read from global memory (the caches catch the
+// reuse). The baseline every other strategy is measured against.
+template <class Model, int BX, int BY>
+__global__ void __launch_bounds__(BX* BY) naive2d(const Model m, const typename Model::Fields f, const DevGrid g) {
+    const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y;
+    if (i >= g.nx || j >= g.ny) return;
+    constexpr bool mirror = Model::mirror;
+    auto nb = [&](int di, int dj) {
+        return f.in[g.at(load_index<mirror>(i + di, g.nx), load_index<mirror>(j + dj, g.ny))];
+    };
+    const std::int64_t c = g.at(i, j);
+    m.store(nb, m.load_point(f, c), f, c);
+}
+
+// smem: the block's BX x BY tile and its one-cell halo are loaded once, coalesced, into shared
+// memory; every neighbour then comes from there. A warp reads one tile row of consecutive
+// words, so rows need no padding against bank conflicts. One barrier: tile loaded -> compute.
+template <class Model, int BX, int BY>
+__global__ void __launch_bounds__(BX* BY) smem2d(const Model m, const typename Model::Fields f, const DevGrid g) {
+    using T = typename Model::value_type;
+    constexpr int TX = BX + 2, TY = BY + 2;
+    constexpr bool mirror = Model::mirror;
+    __shared__ T tile[TY][TX];
+    const int x0 = blockIdx.x * BX - 1, y0 = blockIdx.y * BY - 1;
+    for (int t = threadIdx.y * BX + threadIdx.x; t < TX * TY; t += BX * BY) {
+        const int ty = t / TX, tx = t - ty * TX;
+        tile[ty][tx] = f.in[g.at(load_index<mirror>(x0 + tx, g.nx), load_index<mirror>(y0 + ty, g.ny))];
+    }
+    const int i = x0 + 1 + threadIdx.x, j = y0 + 1 + threadIdx.y;
+    const bool active = i < g.nx && j < g.ny;
+    const std::int64_t c = g.at(i, j);
+    typename Model::Point p{};
+    if (active) p = m.load_point(f, c);
+    __syncthreads();
+    if (!active) return;
+    auto nb = [&](int di, int dj) { return tile[threadIdx.y + 1 + dj][threadIdx.x + 1 + di]; };
+    m.store(nb, p, f, c);
+}
+
+// rows ("sliding rows", `planes` with M = 1; `multi` with M = 2 or 4): a 1D block of BX threads
+// marches down a strip of rows. Each thread keeps its own column's values for rows y-1 .. y+M
+// in registers (the rows above and below come from there); the M current rows, with a halo
+// cell at each end, sit in shared memory for the x-neighbours. Per M rows: M new loads per
+// thread issued together, then two barriers (the previous rows are no longer read -> the new
+// rows are written).
+template <class Model, int BX, int M>
+__global__ void __launch_bounds__(BX) rows2d(const Model m, const typename Model::Fields f, const DevGrid g,
+                                             const int strip) {
+    using T = typename Model::value_type;
+    constexpr bool mirror = Model::mirror;
+    __shared__ T row[M][BX + 2];
+    const int tx = threadIdx.x, xb = blockIdx.x * BX, x = xb + tx;
+    const int y0 = blockIdx.y * strip, y1 = min(y0 + strip, g.ny);
+    const bool active_col = x < g.nx;
+    // Threads past the right edge load clamped columns: the first of them holds exactly the
+    // right neighbour (or its mirror) of the last active column.
+    const int xc = load_index<mirror>(x, g.nx);
+    const bool left_halo = tx == 0, right_halo = tx == BX - 1;
+    const int xh = left_halo ? load_index<mirror>(xb - 1, g.nx) : load_index<mirror>(xb + BX, g.nx);
+
+    T v[M + 2];  // v[r] is row y - 1 + r of this thread's column
+    v[0] = f.in[g.at(xc, load_index<mirror>(y0 - 1, g.ny))];
+    v[1] = f.in[g.at(xc, y0)];
+    for (int y = y0; y < y1; y += M) {
+        T halo[M];
+        typename Model::Point p[M];
+#pragma unroll
+        for (int r = 0; r < M; ++r) {
+            v[r + 2] = f.in[g.at(xc, load_index<mirror>(y + r + 1, g.ny))];
+            if (left_halo || right_halo) halo[r] = f.in[g.at(xh, load_index<mirror>(y + r, g.ny))];
+            if (active_col && y + r < y1) p[r] = m.load_point(f, g.at(x, y + r));
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < M; ++r) {
+            row[r][tx + 1] = v[r + 1];
+            if (left_halo) row[r][0] = halo[r];
+            if (right_halo) row[r][BX + 1] = halo[r];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < M; ++r) {
+            if (active_col && y + r < y1) {
+                auto nb = [&](int di, int dj) {
+                    if (dj < 0) return v[r];
+                    if (dj > 0) return v[r + 2];
+                    if (di == 0) return v[r + 1];
+                    return row[r][tx + 1 + di];
+                };
+                const std::int64_t c = g.at(x, y + r);
+                m.store(nb, p[r], f, c);
+            }
+        }
+        v[0] = v[M];
+        v[1] = v[M + 1];
+    }
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,158 @@
+#pragma once
+// What every CUDA engine shares: fields in the padded device layout, the chosen strategy, a
+// stream, and the time loop (plain launches, or replays of a captured CUDA graph).
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "device_buffer.hpp"
+#include "grid.cuh"
+#include "strata/core/field.hpp"
+#include "strata/engine.hpp"
+#include "strategies.cuh"
+
+namespace strata::cuda {
+
+template <class T>
+__global__ void fill_interior(T* origin, const DevGrid g, const T value) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int r = blockIdx.y; r < g.ny * g.nz; r += gridDim.y)
+        if (i < g.nx) origin[g.at(i, r % g.ny, r / g.ny)] = value;
+}
+
+// A field on the device: ghosts at 0, interior in the padded layout (grid.cuh).
+template <class T>
+class DeviceField {
+public:
+    DeviceField() = default;
+    // Zeroed on `s`, the stream every later use of the field is ordered on: a plain cudaMemset
+    // runs on the legacy stream, which does not order with non-blocking streams.
+    DeviceField(const Extent& e, cudaStream_t s)
+        : extent_(e), layout_(DeviceLayout::of(e, sizeof(T))), buf_(layout_.total_elems) {
+        STRATA_CUDA_CHECK(cudaMemsetAsync(buf_.get(), 0, layout_.total_elems * sizeof(T), s));
+    }
+    T* origin() const { return buf_.get() + layout_.origin; }
+    const DevGrid& grid() const { return layout_.grid; }
+
+    // Every interior cell to NaN: a cell a kernel forgets to write poisons the result.
+    void poison(cudaStream_t s) {
+        const DevGrid& g = layout_.grid;
+        fill_interior<<<dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)), 256, 0, s>>>(
+            origin(), g, std::numeric_limits<T>::quiet_NaN());
+        STRATA_CUDA_CHECK_LAUNCH();
+    }
+    void upload(const HostField<T>& h, cudaStream_t s) {
+        const auto [dst, width, rows] = rows_view(h.extent);
+        STRATA_CUDA_CHECK(cudaMemcpy2DAsync(dst, layout_.grid.pitch * sizeof(T), h.ptr(), width, width, rows,
+                                            cudaMemcpyHostToDevice, s));
+        STRATA_CUDA_CHECK(cudaStreamSynchronize(s));  // h may go away after this call
+    }
+    HostField<T> download(cudaStream_t s) const {
+        HostField<T> h(extent_);
+        const auto [src, width, rows] = rows_view(h.extent);
+        STRATA_CUDA_CHECK(cudaMemcpy2DAsync(h.ptr(), width, src, layout_.grid.pitch * sizeof(T), width, rows,
+                                            cudaMemcpyDeviceToHost, s));
+        STRATA_CUDA_CHECK(cudaStreamSynchronize(s));
+        return h;
+    }
+
+private:
+    struct Rows {
+        T* first;           // device address of host element 0 (the first ghost cell)
+        std::size_t width;  // bytes per host row
+        std::size_t rows;
+    };
+    Rows rows_view(const Extent& e) const {
+        if (e.nx != extent_.nx || e.ny != extent_.ny || e.nz != extent_.nz || e.ghost != extent_.ghost)
+            throw Error("host and device fields differ in extent");
+        const int gz = e.dims == 3 ? e.ghost : 0;
+        T* first = origin() + layout_.grid.at(-e.ghost, -e.ghost, -gz);
+        return {first, std::size_t(e.px()) * sizeof(T), std::size_t(e.py() * e.pz())};
+    }
+
+    Extent extent_{};
+    DeviceLayout layout_{};
+    DeviceBuffer<T> buf_;
+};
+
+template <class Model>
+Strategy<Model> find_strategy(const std::string& name, const std::string& fallback) {
+    const std::string want = name.empty() ? fallback : name;
+    std::string known;
+    for (const auto& s : strategies<Model>()) {
+        if (s.name == want) return s;
+        known += (known.empty() ? "" : ", ") + s.name;
+    }
+    throw UsageError("unknown kernel '" + want + "' (this model has: " + known + ")");
+}
+
+// The time loop over `in -> out` with a swap per step. Derived engines add their other fields
+// and say how the model's Fields are made from the two buffers.
+template <class Model>
+class TimeLoop {
+public:
+    using T = typename Model::value_type;
+    static constexpr int kGraphSteps = 64;  // steps per captured graph (even: the swap returns)
+
+    TimeLoop(const Model& m, const Extent& e, const EngineOptions& o, const std::string& default_kernel)
+        : model_(m),
+          strategy_(find_strategy<Model>(o.kernel, default_kernel)),
+          knobs_{o.chunk > 0 ? o.chunk : LaunchKnobs{}.chunk},
+          use_graphs_(o.graphs),
+          in_(e, stream_.get()),
+          out_(e, stream_.get()) {
+        out_.poison(stream_.get());
+    }
+    virtual ~TimeLoop() = default;
+
+    void run_steps(std::int64_t steps) {
+        if (use_graphs_ && steps >= kGraphSteps) {
+            if (odd_) {  // the graph was captured with in_/out_ in their original roles
+                step();
+                --steps;
+            }
+            if (!graph_)
+                graph_.capture(stream_.get(), [&] {
+                    for (int s = 0; s < kGraphSteps; ++s) step();
+                });
+            for (; steps >= kGraphSteps; steps -= kGraphSteps) graph_.launch(stream_.get());
+        }
+        for (; steps > 0; --steps) step();
+    }
+
+    double timed_steps_ms(std::int64_t steps) {
+        STRATA_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get()));
+        run_steps(steps);
+        STRATA_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_.get()));
+        STRATA_CUDA_CHECK(cudaEventSynchronize(stop_.get()));
+        float ms = 0;
+        STRATA_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+        return ms;
+    }
+
+    void sync() { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
+    const std::string& strategy_name() const { return strategy_.name; }
+
+protected:
+    virtual typename Model::Fields step_fields() const = 0;
+
+    void step() {
+        strategy_.launch(model_, step_fields(), in_.grid(), knobs_, stream_.get());
+        std::swap(in_, out_);
+        odd_ = !odd_;
+    }
+
+    Model model_;
+    Strategy<Model> strategy_;
+    LaunchKnobs knobs_;
+    bool use_graphs_;
+    Stream stream_;
+    Event start_, stop_;
+    DeviceField<T> in_, out_;  // in_ always holds the latest state
+    GraphExec graph_;
+    bool odd_ = false;
+};
+
+}  // namespace strata::cuda
