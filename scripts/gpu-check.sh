@@ -34,3 +34,9 @@ if [[ $what == bench || $what == all ]]; then
   done
   bench apf -n 256 --precision fp32 --graphs both --json "$out/json/apf-256.json"
 fi
+if [[ $what == sweep ]]; then  # launch-shape experiments, not for the docs
+  for c in 16 32 64 128; do
+    $build/strata bench heat3d --stencil 7pt --precision fp32,fp64 --kernels planes,multi2,multi4 --chunk $c --repeats 5 | tail -6
+    $build/strata bench apf --precision fp32 --kernels planes,multi2,multi4 --chunk $c --repeats 5 | tail -3
+  done
+fi

@@ -47,13 +47,14 @@ __global__ void __launch_bounds__(BX* BY) smem2d(const Model m, const typename M
 // rows ("sliding rows", `planes` with M = 1; `multi` with M = 2 or 4): a 1D block of BX threads
 // marches down a strip of rows. Each thread keeps its own column's values for rows y-1 .. y+M
 // in registers (the rows above and below come from there); the M current rows, with a halo
-// cell at each end, sit in shared memory for the x-neighbours. Per M rows: M new loads per
-// thread issued together, then two barriers (the previous rows are no longer read -> the new
-// rows are written).
+// cell at each end, sit in shared memory for the x-neighbours. The next M rows and their
+// pointwise state are loaded one pass ahead, so they are in flight while this pass computes.
+// Per pass, two barriers: nobody reads the rows any more -> the new rows are written.
 template <class Model, int BX, int M>
 __global__ void __launch_bounds__(BX) rows2d(const Model m, const typename Model::Fields f, const DevGrid g,
                                              const int strip) {
     using T = typename Model::value_type;
+    using Point = typename Model::Point;
     constexpr bool mirror = Model::mirror;
     __shared__ T row[M][BX + 2];
     const int tx = threadIdx.x, xb = blockIdx.x * BX, x = xb + tx;
@@ -65,18 +66,33 @@ __global__ void __launch_bounds__(BX) rows2d(const Model m, const typename Model
     const bool left_halo = tx == 0, right_halo = tx == BX - 1;
     const int xh = left_halo ? load_index<mirror>(xb - 1, g.nx) : load_index<mirror>(xb + BX, g.nx);
 
+    // Loaded a pass ahead: rows y+1 .. y+M, the halo cells of rows y .. y+M-1 (two threads;
+    // the barrier would make the whole block wait for them), and the rows' pointwise state.
+    T next[M], hnext[M];
+    Point pnext[M];
+    auto load_pass = [&](int y) {
+#pragma unroll
+        for (int r = 0; r < M; ++r) {
+            next[r] = f.in[g.at(xc, load_index<mirror>(y + r + 1, g.ny))];
+            if (left_halo || right_halo) hnext[r] = f.in[g.at(xh, load_index<mirror>(y + r, g.ny))];
+            if (active_col && y + r < y1) pnext[r] = m.load_point(f, g.at(x, y + r));
+        }
+    };
+
     T v[M + 2];  // v[r] is row y - 1 + r of this thread's column
     v[0] = f.in[g.at(xc, load_index<mirror>(y0 - 1, g.ny))];
     v[1] = f.in[g.at(xc, y0)];
+    load_pass(y0);
     for (int y = y0; y < y1; y += M) {
         T halo[M];
-        typename Model::Point p[M];
+        Point p[M];
 #pragma unroll
         for (int r = 0; r < M; ++r) {
-            v[r + 2] = f.in[g.at(xc, load_index<mirror>(y + r + 1, g.ny))];
-            if (left_halo || right_halo) halo[r] = f.in[g.at(xh, load_index<mirror>(y + r, g.ny))];
-            if (active_col && y + r < y1) p[r] = m.load_point(f, g.at(x, y + r));
+            v[r + 2] = next[r];
+            p[r] = pnext[r];
+            halo[r] = hnext[r];
         }
+        if (y + M < y1) load_pass(y + M);
         __syncthreads();
 #pragma unroll
         for (int r = 0; r < M; ++r) {
@@ -94,8 +110,7 @@ __global__ void __launch_bounds__(BX) rows2d(const Model m, const typename Model
                     if (di == 0) return v[r + 1];
                     return row[r][tx + 1 + di];
                 };
-                const std::int64_t c = g.at(x, y + r);
-                m.store(nb, p[r], f, c);
+                m.store(nb, p[r], f, g.at(x, y + r));
             }
         }
         v[0] = v[M];

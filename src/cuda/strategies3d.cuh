@@ -1,6 +1,7 @@
 #pragma once
 // The 3D strategies, kernel templates over the model and the launch shape (see strategies2d.cuh).
 #include "grid.cuh"
+#include "strata/core/plane_sums.hpp"
 
 namespace strata::cuda {
 
@@ -49,24 +50,22 @@ __global__ void __launch_bounds__(BX* BY* BZ) smem3d(const Model m, const typena
 
 // planes (2.5D streaming; `multi` with M = 2 or 4 outputs per thread along y): a BX x BY block
 // covers a BX x (BY M) tile of the xy-plane and marches along z over a chunk of planes. Each
-// thread owns M cells of the tile (rows ty, ty + BY, ...) and keeps their column values in a
-// register queue; each plane is read from global memory once, plus a one-cell halo ring.
-//   star stencils (7-point): shared memory holds the current plane; z-1 and z+1 come from the
-//     register queue.
-//   box stencils (19/27-point): shared memory holds a ring of three planes (z-1, z, z+1),
-//     since the diagonal neighbours above and below are needed too.
-// Per plane: the next plane's loads are issued, a barrier (nobody reads the slot about to be
-// overwritten any more), the slot is written, a barrier, then the M cells are computed.
+// thread owns M cells of the tile (rows ty, ty + BY, ...). Shared memory holds one plane, the
+// newest (z+1), with a one-cell halo ring; from it each thread takes the plane sums of its cells
+// (PlaneSums: 4 or 8 shared-memory reads) and keeps a register queue of the sums of planes z-1,
+// z and z+1, from which the model updates plane z. So each plane is read from global memory
+// once (plus the halo ring), and the loads of plane z+2 are in flight while plane z is computed.
+// Per plane, two barriers: nobody reads the tile any more -> the new plane is written.
 template <class Model, int BX, int BY, int M>
 __global__ void __launch_bounds__(BX* BY) planes3d(const Model m, const typename Model::Fields f, const DevGrid g,
                                                    const int zchunk) {
     using T = typename Model::value_type;
-    constexpr bool mirror = Model::mirror, star = Model::star;
+    using Sums = PlaneSums<T>;
+    constexpr bool mirror = Model::mirror;
     constexpr int TX = BX + 2, TY = BY * M + 2, NT = BX * BY;
-    constexpr int NP = star ? 1 : 3;                   // planes held in shared memory
-    constexpr int HALO = 2 * TX + 2 * (TY - 2);        // halo cells of one plane
-    constexpr int HALO_PER_THREAD = (HALO + NT - 1) / NT;
-    __shared__ T tile[NP][TY][TX];
+    constexpr int HALO = 2 * TX + 2 * (TY - 2);  // halo cells of one plane
+    constexpr int H = (HALO + NT - 1) / NT;      // halo cells per thread
+    __shared__ T tile[TY][TX];
 
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
     const int xb = blockIdx.x * BX, yb = blockIdx.y * BY * M;
@@ -82,12 +81,12 @@ __global__ void __launch_bounds__(BX* BY) planes3d(const Model m, const typename
         own[r] = g.at(xc, load_index<mirror>(y, g.ny));
         active[r] = x < g.nx && y < g.ny;
     }
-    std::int64_t halo_off[HALO_PER_THREAD];
-    int halo_slot[HALO_PER_THREAD];  // index into tile[p] flattened, -1 if none
+    std::int64_t halo_off[H];
+    int halo_slot[H];  // flattened tile index, -1 for none
 #pragma unroll
-    for (int h = 0; h < HALO_PER_THREAD; ++h) {
+    for (int h = 0; h < H; ++h) {
         const int id = tid + h * NT;
-        int hx = 0, hy = 0;
+        int hx, hy;
         if (id < TX) {
             hx = id, hy = 0;
         } else if (id < 2 * TX) {
@@ -100,82 +99,51 @@ __global__ void __launch_bounds__(BX* BY) planes3d(const Model m, const typename
         halo_slot[h] = id < HALO ? hy * TX + hx : -1;
         halo_off[h] = g.at(load_index<mirror>(xb - 1 + hx, g.nx), load_index<mirror>(yb - 1 + hy, g.ny));
     }
-    auto plane_off = [&](int z) { return std::int64_t(load_index<mirror>(z, g.nz)) * g.plane; };
-    auto fill_slot = [&](int slot, int z, const T (&vals)[M], const T (&halo)[HALO_PER_THREAD]) {
-        T* t = &tile[slot][0][0];
-#pragma unroll
-        for (int r = 0; r < M; ++r) t[(ty + r * BY + 1) * TX + tx + 1] = vals[r];
-#pragma unroll
-        for (int h = 0; h < HALO_PER_THREAD; ++h)
-            if (halo_slot[h] >= 0) t[halo_slot[h]] = halo[h];
-    };
-    auto load_plane = [&](int z, T (&vals)[M], T (&halo)[HALO_PER_THREAD]) {
-        const std::int64_t zo = plane_off(z);
+
+    T vals[M], halo[H];  // the next plane to enter the tile, loaded ahead
+    auto load_plane = [&](int z) {
+        const std::int64_t zo = std::int64_t(load_index<mirror>(z, g.nz)) * g.plane;
 #pragma unroll
         for (int r = 0; r < M; ++r) vals[r] = f.in[zo + own[r]];
 #pragma unroll
-        for (int h = 0; h < HALO_PER_THREAD; ++h)
+        for (int h = 0; h < H; ++h)
             if (halo_slot[h] >= 0) halo[h] = f.in[zo + halo_off[h]];
     };
-
-    T below[M], cur[M], above[M], halo[HALO_PER_THREAD];
-    if constexpr (star) {
+    // Barrier, the loaded plane into the tile, barrier, then each own cell's plane sums.
+    auto enter_plane = [&](Sums (&sums)[M]) {
+        __syncthreads();
+        T* t = &tile[0][0];
+#pragma unroll
+        for (int r = 0; r < M; ++r) t[(ty + r * BY + 1) * TX + tx + 1] = vals[r];
+#pragma unroll
+        for (int h = 0; h < H; ++h)
+            if (halo_slot[h] >= 0) t[halo_slot[h]] = halo[h];
+        __syncthreads();
 #pragma unroll
         for (int r = 0; r < M; ++r) {
-            below[r] = f.in[plane_off(z0 - 1) + own[r]];
-            cur[r] = f.in[plane_off(z0) + own[r]];
+            const int sy = ty + r * BY + 1, sx = tx + 1;
+            sums[r] = m.plane_sums([&](int di, int dj) { return tile[sy + dj][sx + di]; });
         }
-    } else {
-        // Prologue: planes z0-1 and z0 into the ring (slots by z mod 3, shifted to stay >= 0).
-        load_plane(z0 - 1, below, halo);
-        fill_slot((z0 + 2) % 3, z0 - 1, below, halo);
-        load_plane(z0, cur, halo);
-        fill_slot(z0 % 3, z0, cur, halo);
-    }
+    };
+
+    Sums below[M], at[M], above[M];
+    load_plane(z0 - 1);
+    enter_plane(below);
+    load_plane(z0);
+    enter_plane(at);
+    load_plane(z0 + 1);
     for (int z = z0; z < z1; ++z) {
         typename Model::Point p[M];
-        if constexpr (star) {
-            const std::int64_t zo = plane_off(z);
-#pragma unroll
-            for (int h = 0; h < HALO_PER_THREAD; ++h)
-                if (halo_slot[h] >= 0) halo[h] = f.in[zo + halo_off[h]];
-#pragma unroll
-            for (int r = 0; r < M; ++r) above[r] = f.in[plane_off(z + 1) + own[r]];
-        } else {
-            load_plane(z + 1, above, halo);
-        }
 #pragma unroll
         for (int r = 0; r < M; ++r)
             if (active[r]) p[r] = m.load_point(f, std::int64_t(z) * g.plane + own[r]);
-        __syncthreads();
-        if constexpr (star) {
-            fill_slot(0, z, cur, halo);
-        } else {
-            fill_slot((z + 1) % 3, z + 1, above, halo);
-        }
-        __syncthreads();
+        enter_plane(above);  // plane z+1
+        load_plane(z + 2);   // in flight while plane z is computed
 #pragma unroll
         for (int r = 0; r < M; ++r) {
-            if (!active[r]) continue;
-            const int sy = ty + r * BY + 1, sx = tx + 1;
-            auto nb = [&](int di, int dj, int dk) {
-                if constexpr (star) {
-                    if (dk < 0) return below[r];
-                    if (dk > 0) return above[r];
-                    if (di == 0 && dj == 0) return cur[r];
-                    return tile[0][sy + dj][sx + di];
-                } else {
-                    if (di == 0 && dj == 0) return dk < 0 ? below[r] : dk > 0 ? above[r] : cur[r];
-                    return tile[(z + 3 + dk) % 3][sy + dj][sx + di];
-                }
-            };
-            const std::int64_t c = std::int64_t(z) * g.plane + own[r];
-            m.store(nb, p[r], f, c);
-        }
-#pragma unroll
-        for (int r = 0; r < M; ++r) {
-            below[r] = cur[r];
-            cur[r] = above[r];
+            if (active[r]) m.store_planes(below[r], at[r], above[r], p[r], f, std::int64_t(z) * g.plane + own[r]);
+            below[r] = at[r];
+            at[r] = above[r];
         }
     }
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "strata/core/field.hpp"
+#include "strata/core/plane_sums.hpp"
 #include "strata/core/hd.hpp"
 
 namespace strata {
@@ -31,11 +32,15 @@ struct HeatParams {
     static double spectral_radius_h2(HeatStencil s);
 };
 
-// One cell's update u + c * L(u). `u(di, dj, dk)` reads the old field at an offset. The
-// neighbours are summed by class (faces, edges, corners) so each stencil needs one weight per
-// class: 7-point c*(F - 6u); 19-point (c/6)*(2F + E - 24u); 27-point (c/30)*(14F + 3E + C - 128u).
-// The model API (Fields, load_point, store, mirror) is described at AlievPanfilov. The boundary
-// is a ghost layer of zeros that no update writes.
+// One cell's update u + c * L(u). The neighbours are summed by class from the plane sums:
+//   faces = edge(z) + center(z-1) + center(z+1), edges = corner(z) + edge(z-1) + edge(z+1),
+//   corners = corner(z-1) + corner(z+1);
+// 7-point c*(F - 6u); 19-point (c/6)*(2F + E - 24u); 27-point (c/30)*(14F + 3E + C - 128u).
+// Every backend groups the sums the same way, so they round the same way.
+//
+// The model API (Fields, load_point, store, mirror) is described at AlievPanfilov; `plane_sums`
+// and `store_planes` are the 2.5D strategies' entry. The boundary is a ghost layer of zeros that
+// no update writes.
 template <class T, HeatStencil S>
 struct Heat3D {
     using value_type = T;
@@ -48,42 +53,59 @@ struct Heat3D {
     static constexpr int flops_per_cell = S == HeatStencil::p7 ? 9 : S == HeatStencil::p19 ? 22 : 31;
     static constexpr int min_bytes_per_cell = 2 * sizeof(T);  // read u, write u_next
 
-    T w;  // c, c/6 or c/30
-
     struct Fields {
         const T* in;
         T* out;
     };
     struct Point {};
 
+    T w;  // c, c/6 or c/30
+
     explicit Heat3D(const HeatParams& p)
         : w(T(S == HeatStencil::p7 ? p.c : S == HeatStencil::p19 ? p.c / 6 : p.c / 30)) {}
 
     STRATA_HD Point load_point(const Fields&, std::int64_t) const { return {}; }
 
+    // `u(di, dj)` reads one plane at an in-plane offset.
+    template <class Nb2>
+    STRATA_HD PlaneSums<T> plane_sums(const Nb2& u) const {
+        PlaneSums<T> s;
+        s.center = u(0, 0);
+        s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);
+        s.corner = star ? T(0) : u(-1, -1) + u(1, -1) + u(-1, 1) + u(1, 1);
+        return s;
+    }
+
+    STRATA_HD T update_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above) const {
+        const T c = at.center;
+        const T faces = at.edge + below.center + above.center;
+        if constexpr (S == HeatStencil::p7) {
+            return c + w * (faces - T(6) * c);
+        } else {
+            const T edges = at.corner + below.edge + above.edge;
+            if constexpr (S == HeatStencil::p19) {
+                return c + w * (T(2) * faces + edges - T(24) * c);
+            } else {
+                const T corners = below.corner + above.corner;
+                return c + w * (T(14) * faces + T(3) * edges + corners - T(128) * c);
+            }
+        }
+    }
+
+    // `u(di, dj, dk)` reads the old field at an offset.
+    template <class Nb>
+    STRATA_HD T update(const Nb& u) const {
+        auto plane = [&](int dk) { return plane_sums([&](int di, int dj) { return u(di, dj, dk); }); };
+        return update_planes(plane(-1), plane(0), plane(1));
+    }
+
     template <class Nb>
     STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const {
         f.out[i] = update(u);
     }
-
-    template <class Nb>
-    STRATA_HD T update(const Nb& u) const {
-        const T c = u(0, 0, 0);
-        const T faces = u(-1, 0, 0) + u(1, 0, 0) + u(0, -1, 0) + u(0, 1, 0) + u(0, 0, -1) + u(0, 0, 1);
-        if constexpr (S == HeatStencil::p7) {
-            return c + w * (faces - T(6) * c);
-        } else {
-            const T edges = u(-1, -1, 0) + u(1, -1, 0) + u(-1, 1, 0) + u(1, 1, 0) +
-                            u(-1, 0, -1) + u(1, 0, -1) + u(-1, 0, 1) + u(1, 0, 1) +
-                            u(0, -1, -1) + u(0, 1, -1) + u(0, -1, 1) + u(0, 1, 1);
-            if constexpr (S == HeatStencil::p19) {
-                return c + w * (T(2) * faces + edges - T(24) * c);
-            } else {
-                const T corners = u(-1, -1, -1) + u(1, -1, -1) + u(-1, 1, -1) + u(1, 1, -1) +
-                                  u(-1, -1, 1) + u(1, -1, 1) + u(-1, 1, 1) + u(1, 1, 1);
-                return c + w * (T(14) * faces + T(3) * edges + corners - T(128) * c);
-            }
-        }
+    STRATA_HD void store_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above, Point,
+                                const Fields& f, std::int64_t i) const {
+        f.out[i] = update_planes(below, at, above);
     }
 };
 
