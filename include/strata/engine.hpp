@@ -61,5 +61,6 @@ int cuda_device_count();
 
 // The strategies a backend offers for a model ("cpu" and "omp" have one each).
 std::vector<std::string> kernel_names(Backend backend, std::string_view model);
+std::string kernel_description(Backend backend, std::string_view model, std::string_view kernel);
 
 }  // namespace strata

@@ -1,6 +1,7 @@
 // The command line. Every subcommand fills an options struct and calls the library; every
 // failure becomes one line on stderr and a non-zero exit (2 for bad input, 1 otherwise).
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -58,7 +59,11 @@ void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
         return;
     }
     out << "kernels for " << model << " on " << to_string(backend) << ":\n";
-    for (const auto& k : names) out << "  " << k << '\n';
+    for (const auto& k : names) {
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-8s %s\n", k.c_str(), kernel_description(backend, model, k).c_str());
+        out << line;
+    }
 }
 
 }  // namespace

@@ -98,6 +98,17 @@ std::vector<std::string> kernel_names(Backend backend, std::string_view model) {
 #endif
 }
 
+std::string kernel_description(Backend backend, std::string_view model, std::string_view kernel) {
+    if (backend == Backend::cpu) return "plain loops, the reference every other backend is checked against";
+    if (backend == Backend::omp) return "the reference's arithmetic, OpenMP over rows/planes, vectorised inner loop";
+#ifdef STRATA_HAVE_CUDA
+    return cuda::kernel_description(model, kernel);
+#else
+    (void)model, (void)kernel;
+    return "";
+#endif
+}
+
 template std::unique_ptr<ApfEngine<float>> make_apf_engine(Backend, const ApfParams&, const ApfFields<float>*, const EngineOptions&);
 template std::unique_ptr<ApfEngine<double>> make_apf_engine(Backend, const ApfParams&, const ApfFields<double>*, const EngineOptions&);
 template std::unique_ptr<HeatEngine<float>> make_heat_engine(Backend, const HeatParams&, const HostField<float>*, const EngineOptions&);

@@ -18,6 +18,7 @@ std::unique_ptr<HeatEngine<T>> make_heat_engine(const HeatParams& p, const HostF
                                                 const EngineOptions& o);
 
 std::vector<std::string> kernel_names(std::string_view model);
+std::string kernel_description(std::string_view model, std::string_view name);
 std::string default_kernel(std::string_view model);
 
 // Throws Error with a clear message when no usable device is present.

@@ -20,8 +20,26 @@
 
 namespace strata::cuda {
 
-std::vector<std::string> kernel_names(std::string_view) {
-    return {kStrategyNames.begin(), kStrategyNames.end()};
+namespace {
+template <std::size_t N>
+std::vector<std::string> names_of(const std::array<StrategyDoc, N>& docs) {
+    std::vector<std::string> out;
+    for (const auto& d : docs) out.emplace_back(d.name);
+    return out;
+}
+}  // namespace
+
+std::vector<std::string> kernel_names(std::string_view model) {
+    return model == "apf" ? names_of(kStrategies2d) : names_of(kStrategies3d);
+}
+
+std::string kernel_description(std::string_view model, std::string_view name) {
+    auto find = [&](const auto& docs) -> std::string {
+        for (const auto& d : docs)
+            if (d.name == name) return std::string(d.what);
+        return "";
+    };
+    return model == "apf" ? find(kStrategies2d) : find(kStrategies3d);
 }
 
 std::string default_kernel(std::string_view) { return "planes"; }

@@ -24,7 +24,6 @@ using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const Dev
 template <class Model>
 struct Strategy {
     std::string name;
-    std::string what;
     LaunchFn<Model> launch;
 };
 
@@ -62,36 +61,33 @@ void launch_smem3d(const Model& m, const typename Model::Fields& f, const DevGri
                                 dim3(BX, BY, BZ), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
-template <class Model, int BX, int BY, int M>
+template <class Model, int BX, int BY, int M, int V = 1>
 void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                      cudaStream_t s) {
-    planes3d<Model, BX, BY, M><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY * M), blocks_for(g.nz, k.chunk)),
-                                 dim3(BX, BY), 0, s>>>(m, f, g, k.chunk);
+    planes3d<Model, BX, BY, M, V><<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY * M), blocks_for(g.nz, k.chunk)),
+                                    dim3(BX, BY), 0, s>>>(m, f, g, k.chunk);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
-// In the order of kStrategyNames (a test checks the two agree).
+// The kernels of the strategies in strategy_names.hpp, entry by entry.
 template <class Model>
 std::vector<Strategy<Model>> strategies() {
+    std::vector<LaunchFn<Model>> kernels;
+    std::vector<Strategy<Model>> out;
     if constexpr (Model::dims == 2) {
-        return {
-            {"naive", "one thread per cell, neighbours from global memory (32x8 blocks)", launch_naive2d<Model, 32, 8>},
-            {"smem", "32x8 tile + halo in shared memory", launch_smem2d<Model, 32, 8>},
-            {"planes", "sliding rows: 128-thread rows march along y, rows above/below in registers",
-             launch_rows2d<Model, 128, 1>},
-            {"multi2", "sliding rows, 2 rows per thread per pass", launch_rows2d<Model, 128, 2>},
-            {"multi4", "sliding rows, 4 rows per thread per pass", launch_rows2d<Model, 128, 4>},
-        };
+        kernels = {launch_naive2d<Model, 32, 8>, launch_smem2d<Model, 32, 8>, launch_rows2d<Model, 128, 1>,
+                   launch_rows2d<Model, 128, 2>, launch_rows2d<Model, 128, 4>};
+        for (std::size_t i = 0; i < kStrategies2d.size(); ++i)
+            out.push_back({std::string(kStrategies2d[i].name), kernels[i]});
     } else {
-        return {
-            {"naive", "one thread per cell, neighbours from global memory (32x4x2 blocks)",
-             launch_naive3d<Model, 32, 4, 2>},
-            {"smem", "32x4x4 brick + halo in shared memory", launch_smem3d<Model, 32, 4, 4>},
-            {"planes", "2.5D: 32x8 tiles march along z, register queue for z", launch_planes3d<Model, 32, 8, 1>},
-            {"multi2", "2.5D, 2 outputs per thread along y (32x16 tiles)", launch_planes3d<Model, 32, 8, 2>},
-            {"multi4", "2.5D, 4 outputs per thread along y (32x32 tiles)", launch_planes3d<Model, 32, 8, 4>},
-        };
+        kernels = {launch_naive3d<Model, 32, 4, 2>,   launch_smem3d<Model, 32, 4, 4>,
+                   launch_planes3d<Model, 32, 8, 1>,  launch_planes3d<Model, 32, 8, 2>,
+                   launch_planes3d<Model, 32, 8, 4>,
+                   launch_planes3d<Model, 32, 8, 2, 16 / sizeof(typename Model::value_type)>};
+        for (std::size_t i = 0; i < kStrategies3d.size(); ++i)
+            out.push_back({std::string(kStrategies3d[i].name), kernels[i]});
     }
+    return out;
 }
 
 }  // namespace strata::cuda

@@ -1,10 +1,30 @@
 #pragma once
-// The names of the CUDA strategies, in ladder order (kept free of CUDA so plain C++ can list them).
+// The CUDA strategies by name, in ladder order, with a line on each (kept free of CUDA so plain
+// C++ can list them). strategies.cuh pairs each entry with its kernel, in the same order.
 #include <array>
 #include <string_view>
 
 namespace strata::cuda {
 
-inline constexpr std::array<std::string_view, 5> kStrategyNames = {"naive", "smem", "planes", "multi2", "multi4"};
+struct StrategyDoc {
+    std::string_view name, what;
+};
+
+inline constexpr std::array<StrategyDoc, 5> kStrategies2d{{
+    {"naive", "one thread per cell, neighbours from global memory (32x8 blocks)"},
+    {"smem", "a 32x8 tile and its halo in shared memory"},
+    {"planes", "sliding rows: 128-thread rows march along y, rows above/below in registers"},
+    {"multi2", "sliding rows, 2 rows per thread per pass"},
+    {"multi4", "sliding rows, 4 rows per thread per pass"},
+}};
+
+inline constexpr std::array<StrategyDoc, 6> kStrategies3d{{
+    {"naive", "one thread per cell, neighbours from global memory (32x4x2 blocks)"},
+    {"smem", "a 32x4x4 brick and its halo in shared memory"},
+    {"planes", "2.5D: 32x8 tiles march along z, plane sums in a register queue"},
+    {"multi2", "2.5D, 2 cells per thread along y (32x16 tiles)"},
+    {"multi4", "2.5D, 4 cells per thread along y (32x32 tiles)"},
+    {"vec", "2.5D, 16-byte accesses: 4 (fp32) or 2 (fp64) cells along x, 2 along y per thread"},
+}};
 
 }  // namespace strata::cuda
