@@ -61,11 +61,12 @@ void launch_smem3d(const Model& m, const typename Model::Fields& f, const DevGri
                                 dim3(BX, BY, BZ), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
-template <class Model, int BX, int BY, int M, int V = 1>
+template <class Model, int BX, int BY, int M, int V, int D>
 void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                      cudaStream_t s) {
-    planes3d<Model, BX, BY, M, V><<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY * M), blocks_for(g.nz, k.chunk)),
-                                    dim3(BX, BY), 0, s>>>(m, f, g, k.chunk);
+    planes3d<Model, BX, BY, M, V, D>
+        <<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY * M), blocks_for(g.nz, k.chunk)), dim3(BX, BY), 0, s>>>(
+            m, f, g, k.chunk);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
@@ -81,9 +82,9 @@ std::vector<Strategy<Model>> strategies() {
             out.push_back({std::string(kStrategies2d[i].name), kernels[i]});
     } else {
         kernels = {launch_naive3d<Model, 32, 4, 2>,   launch_smem3d<Model, 32, 4, 4>,
-                   launch_planes3d<Model, 32, 8, 1>,  launch_planes3d<Model, 32, 8, 2>,
-                   launch_planes3d<Model, 32, 8, 4>,
-                   launch_planes3d<Model, 32, 8, 2, 16 / sizeof(typename Model::value_type)>};
+                   launch_planes3d<Model, 32, 8, 1, 1, 2>,  launch_planes3d<Model, 32, 8, 2, 1, 2>,
+                   launch_planes3d<Model, 32, 8, 4, 1, 2>,
+                   launch_planes3d<Model, 32, 8, 2, 16 / sizeof(typename Model::value_type), 2>};
         for (std::size_t i = 0; i < kStrategies3d.size(); ++i)
             out.push_back({std::string(kStrategies3d[i].name), kernels[i]});
     }

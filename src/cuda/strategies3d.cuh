@@ -60,14 +60,16 @@ struct alignas(sizeof(T) * V) Lanes {
 // (`multi` when M > 1). Shared memory holds one plane, the newest (z+1), with a one-cell halo
 // ring; from it each thread takes the plane sums of its cells (PlaneSums) and keeps a register
 // queue of the sums of planes z-1, z and z+1, from which the model updates plane z. So each
-// plane is read from global memory once (plus the halo ring), and the loads of plane z+2 are in
-// flight while plane z is computed. Per plane, two barriers: nobody reads the tile any more ->
+// plane is read from global memory once (plus the halo ring). The loads of the next D planes
+// are in flight while plane z is computed: a streaming kernel is limited by the bytes it keeps
+// in flight per SM (about 20 KB are needed on an H100), and registers cap the threads per SM
+// (the launch bound keeps at least two blocks per SM). Per plane, two barriers: nobody reads the tile any more ->
 // the new plane is written. Tile rows start 16-byte aligned (the left halo cell sits just before),
 // so the V-wide shared-memory accesses of a warp are conflict-free.
 // V > 1 needs ghost-layer boundaries (not mirror) and a model with one output field (`out`),
 // written with V-wide stores.
-template <class Model, int BX, int BY, int M, int V>
-__global__ void __launch_bounds__(BX* BY) planes3d(const Model m, const typename Model::Fields f, const DevGrid g,
+template <class Model, int BX, int BY, int M, int V, int D>
+__global__ void __launch_bounds__(BX* BY, 2) planes3d(const Model m, const typename Model::Fields f, const DevGrid g,
                                                    const int zchunk) {
     using T = typename Model::value_type;
     using Sums = PlaneSums<T>;
@@ -118,25 +120,34 @@ __global__ void __launch_bounds__(BX* BY) planes3d(const Model m, const typename
         halo_off[h] = g.at(load_index<mirror>(xb + hx, g.nx), load_index<mirror>(yb - 1 + hy, g.ny));
     }
 
-    Vec vals[M];
-    T halo[H];  // the next plane to enter the tile, loaded ahead
-    auto load_plane = [&](int z) {
+    Vec vals[D][M];
+    T halo[D][H];  // the next D planes to enter the tile, loaded ahead; [0] enters first
+    auto load_plane = [&](int z, int slot) {
         const std::int64_t zo = std::int64_t(load_index<mirror>(z, g.nz)) * g.plane;
 #pragma unroll
-        for (int r = 0; r < M; ++r) vals[r] = *reinterpret_cast<const Vec*>(f.in + zo + own[r]);
+        for (int r = 0; r < M; ++r) vals[slot][r] = *reinterpret_cast<const Vec*>(f.in + zo + own[r]);
 #pragma unroll
         for (int h = 0; h < H; ++h)
-            if (halo_slot[h] >= 0) halo[h] = f.in[zo + halo_off[h]];
+            if (halo_slot[h] >= 0) halo[slot][h] = f.in[zo + halo_off[h]];
+    };
+    auto shift_planes = [&] {
+#pragma unroll
+        for (int d = 0; d + 1 < D; ++d) {
+#pragma unroll
+            for (int r = 0; r < M; ++r) vals[d][r] = vals[d + 1][r];
+#pragma unroll
+            for (int h = 0; h < H; ++h) halo[d][h] = halo[d + 1][h];
+        }
     };
     // Barrier, the loaded plane into the tile, barrier, then each own cell's plane sums.
     auto enter_plane = [&](Sums (&sums)[M][V]) {
         __syncthreads();
 #pragma unroll
-        for (int r = 0; r < M; ++r) *reinterpret_cast<Vec*>(&tile[ty + r * BY + 1][OFF + tx * V]) = vals[r];
+        for (int r = 0; r < M; ++r) *reinterpret_cast<Vec*>(&tile[ty + r * BY + 1][OFF + tx * V]) = vals[0][r];
         T* t = &tile[0][0];
 #pragma unroll
         for (int h = 0; h < H; ++h)
-            if (halo_slot[h] >= 0) t[halo_slot[h]] = halo[h];
+            if (halo_slot[h] >= 0) t[halo_slot[h]] = halo[0][h];
         __syncthreads();
 #pragma unroll
         for (int r = 0; r < M; ++r) {
@@ -157,11 +168,12 @@ __global__ void __launch_bounds__(BX* BY) planes3d(const Model m, const typename
     };
 
     Sums below[M][V], at[M][V], above[M][V];
-    load_plane(z0 - 1);
+    load_plane(z0 - 1, 0);
     enter_plane(below);
-    load_plane(z0);
+    load_plane(z0, 0);
     enter_plane(at);
-    load_plane(z0 + 1);
+#pragma unroll
+    for (int d = 0; d < D; ++d) load_plane(z0 + 1 + d, d);
     for (int z = z0; z < z1; ++z) {
         typename Model::Point p[M][V];
 #pragma unroll
@@ -170,7 +182,8 @@ __global__ void __launch_bounds__(BX* BY) planes3d(const Model m, const typename
             for (int v = 0; v < V; ++v)
                 if (row_active[r] && x0 + v < g.nx) p[r][v] = m.load_point(f, std::int64_t(z) * g.plane + own[r] + v);
         enter_plane(above);  // plane z+1
-        load_plane(z + 2);   // in flight while plane z is computed
+        shift_planes();
+        load_plane(z + 1 + D, D - 1);  // in flight while planes z .. z+D-1 are computed
 #pragma unroll
         for (int r = 0; r < M; ++r) {
             const std::int64_t c = std::int64_t(z) * g.plane + own[r];
