@@ -120,8 +120,11 @@ __global__ void __launch_bounds__(BX* BY, 2) planes3d(const Model m, const typen
         halo_off[h] = g.at(load_index<mirror>(xb + hx, g.nx), load_index<mirror>(yb - 1 + hy, g.ny));
     }
 
+    // The next D planes to enter the tile, loaded ahead into slots used round-robin: slot d is
+    // read at the steps z with (z - z0) % D == d, compile-time indices since the loop is
+    // unrolled by D (a register copy between slots would wait for the load it copies).
     Vec vals[D][M];
-    T halo[D][H];  // the next D planes to enter the tile, loaded ahead; [0] enters first
+    T halo[D][H];
     auto load_plane = [&](int z, int slot) {
         const std::int64_t zo = std::int64_t(load_index<mirror>(z, g.nz)) * g.plane;
 #pragma unroll
@@ -130,24 +133,15 @@ __global__ void __launch_bounds__(BX* BY, 2) planes3d(const Model m, const typen
         for (int h = 0; h < H; ++h)
             if (halo_slot[h] >= 0) halo[slot][h] = f.in[zo + halo_off[h]];
     };
-    auto shift_planes = [&] {
-#pragma unroll
-        for (int d = 0; d + 1 < D; ++d) {
-#pragma unroll
-            for (int r = 0; r < M; ++r) vals[d][r] = vals[d + 1][r];
-#pragma unroll
-            for (int h = 0; h < H; ++h) halo[d][h] = halo[d + 1][h];
-        }
-    };
     // Barrier, the loaded plane into the tile, barrier, then each own cell's plane sums.
-    auto enter_plane = [&](Sums (&sums)[M][V]) {
+    auto enter_plane = [&](Sums (&sums)[M][V], int slot) {
         __syncthreads();
 #pragma unroll
-        for (int r = 0; r < M; ++r) *reinterpret_cast<Vec*>(&tile[ty + r * BY + 1][OFF + tx * V]) = vals[0][r];
+        for (int r = 0; r < M; ++r) *reinterpret_cast<Vec*>(&tile[ty + r * BY + 1][OFF + tx * V]) = vals[slot][r];
         T* t = &tile[0][0];
 #pragma unroll
         for (int h = 0; h < H; ++h)
-            if (halo_slot[h] >= 0) t[halo_slot[h]] = halo[0][h];
+            if (halo_slot[h] >= 0) t[halo_slot[h]] = halo[slot][h];
         __syncthreads();
 #pragma unroll
         for (int r = 0; r < M; ++r) {
@@ -169,21 +163,24 @@ __global__ void __launch_bounds__(BX* BY, 2) planes3d(const Model m, const typen
 
     Sums below[M][V], at[M][V], above[M][V];
     load_plane(z0 - 1, 0);
-    enter_plane(below);
+    enter_plane(below, 0);
     load_plane(z0, 0);
-    enter_plane(at);
+    enter_plane(at, 0);
 #pragma unroll
     for (int d = 0; d < D; ++d) load_plane(z0 + 1 + d, d);
-    for (int z = z0; z < z1; ++z) {
+    for (int zb = z0; zb < z1; zb += D)
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        const int z = zb + d;
+        if (z >= z1) break;  // the same for the whole block: no thread skips a barrier
         typename Model::Point p[M][V];
 #pragma unroll
         for (int r = 0; r < M; ++r)
 #pragma unroll
             for (int v = 0; v < V; ++v)
                 if (row_active[r] && x0 + v < g.nx) p[r][v] = m.load_point(f, std::int64_t(z) * g.plane + own[r] + v);
-        enter_plane(above);  // plane z+1
-        shift_planes();
-        load_plane(z + 1 + D, D - 1);  // in flight while planes z .. z+D-1 are computed
+        enter_plane(above, d);    // plane z+1
+        load_plane(z + 1 + D, d);  // in flight while planes z .. z+D-1 are computed
 #pragma unroll
         for (int r = 0; r < M; ++r) {
             const std::int64_t c = std::int64_t(z) * g.plane + own[r];

@@ -99,7 +99,7 @@ public:
     TimeLoop(const Model& m, const Extent& e, const EngineOptions& o, const std::string& default_kernel)
         : model_(m),
           strategy_(find_strategy<Model>(o.kernel, default_kernel)),
-          knobs_{o.chunk > 0 ? o.chunk : LaunchKnobs{}.chunk},
+          knobs_{o.chunk},
           use_graphs_(o.graphs),
           in_(e, stream_.get()),
           out_(e, stream_.get()) {
