@@ -66,11 +66,11 @@ void launch_smem3d(const Model& m, const typename Model::Fields& f, const DevGri
                                 dim3(BX, BY, BZ), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
-template <class Model, int BX, int BY, int M, int V, int D>
+template <class Model, int BX, int BY, int M, int V, int D, int MinBlocks = 2>
 void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                      cudaStream_t s) {
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanes3d;
-    planes3d<Model, BX, BY, M, V, D>
+    planes3d<Model, BX, BY, M, V, D, MinBlocks>
         <<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY * M), blocks_for(g.nz, planes)), dim3(BX, BY), 0, s>>>(
             m, f, g, planes);
     STRATA_CUDA_CHECK_LAUNCH();
@@ -87,13 +87,17 @@ std::vector<Strategy<Model>> strategies() {
         for (std::size_t i = 0; i < kStrategies2d.size(); ++i)
             out.push_back({std::string(kStrategies2d[i].name), kernels[i]});
     } else {
-        // Planes in flight: two where the registers allow; box stencils keep 3x more plane sums
-        // per cell, and a second plane would spill them in the wide variants.
-        constexpr int D = Model::star ? 2 : 1;
+        // Two planes in flight (D) keep enough bytes in flight per SM. Box stencils keep three
+        // plane sums per cell instead of one, so their wide variants hold fewer cells per thread
+        // (M) or one plane in flight, or they would spill.
+        constexpr bool star = Model::star;
         constexpr int V = 16 / sizeof(typename Model::value_type);
-        kernels = {launch_naive3d<Model, 32, 4, 2>,     launch_smem3d<Model, 32, 4, 4>,
-                   launch_planes3d<Model, 32, 8, 1, 1, 2>, launch_planes3d<Model, 32, 8, 2, 1, 2>,
-                   launch_planes3d<Model, 32, 8, 4, 1, D>, launch_planes3d<Model, 32, 8, 2, V, D>};
+        kernels = {launch_naive3d<Model, 32, 4, 2>,
+                   launch_smem3d<Model, 32, 4, 4>,
+                   launch_planes3d<Model, 32, 8, 1, 1, 2>,
+                   launch_planes3d<Model, 32, 8, 2, 1, 2>,
+                   launch_planes3d<Model, 32, 8, 4, 1, star ? 2 : 1>,
+                   launch_planes3d<Model, 32, 8, star ? 2 : 1, V, 2, star ? 2 : 3>};
         for (std::size_t i = 0; i < kStrategies3d.size(); ++i)
             out.push_back({std::string(kStrategies3d[i].name), kernels[i]});
     }

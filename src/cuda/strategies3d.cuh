@@ -63,13 +63,13 @@ struct alignas(sizeof(T) * V) Lanes {
 // plane is read from global memory once (plus the halo ring). The loads of the next D planes
 // are in flight while plane z is computed: a streaming kernel is limited by the bytes it keeps
 // in flight per SM (about 20 KB are needed on an H100), and registers cap the threads per SM
-// (the launch bound keeps at least two blocks per SM). Per plane, two barriers: nobody reads the tile any more ->
+// (the launch bound keeps at least MinBlocks blocks per SM). Per plane, two barriers: nobody reads the tile any more ->
 // the new plane is written. Tile rows start 16-byte aligned (the left halo cell sits just before),
 // so the V-wide shared-memory accesses of a warp are conflict-free.
 // V > 1 needs ghost-layer boundaries (not mirror) and a model with one output field (`out`),
 // written with V-wide stores.
-template <class Model, int BX, int BY, int M, int V, int D>
-__global__ void __launch_bounds__(BX* BY, 2) planes3d(const Model m, const typename Model::Fields f, const DevGrid g,
+template <class Model, int BX, int BY, int M, int V, int D, int MinBlocks>
+__global__ void __launch_bounds__(BX* BY, MinBlocks) planes3d(const Model m, const typename Model::Fields f, const DevGrid g,
                                                    const int zchunk) {
     using T = typename Model::value_type;
     using Sums = PlaneSums<T>;

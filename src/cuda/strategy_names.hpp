@@ -24,7 +24,7 @@ inline constexpr std::array<StrategyDoc, 6> kStrategies3d{{
     {"planes", "2.5D: 32x8 tiles march along z, plane sums in a register queue"},
     {"multi2", "2.5D, 2 cells per thread along y (32x16 tiles)"},
     {"multi4", "2.5D, 4 cells per thread along y (32x32 tiles)"},
-    {"vec", "2.5D, 16-byte accesses: 4 (fp32) or 2 (fp64) cells along x, 2 along y per thread"},
+    {"vec", "2.5D, 16-byte accesses: 4 (fp32) or 2 (fp64) cells along x (x 2 along y for 7pt)"},
 }};
 
 }  // namespace strata::cuda
