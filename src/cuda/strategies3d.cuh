@@ -54,101 +54,70 @@ struct alignas(sizeof(T) * V) Lanes {
     T v[V];
 };
 
-// planes (2.5D streaming): a BX x BY block covers a (BX V) x (BY M) tile of the xy-plane and
-// marches along z over a chunk of planes. Each thread owns V x M cells: V consecutive cells
-// along x (one 16-byte access when V > 1, the `vec` strategy) in each of M rows ty, ty + BY, ...
-// (`multi` when M > 1). Shared memory holds one plane, the newest (z+1), with a one-cell halo
-// ring; from it each thread takes the plane sums of its cells (PlaneSums) and keeps a register
-// queue of the sums of planes z-1, z and z+1, from which the model updates plane z. So each
-// plane is read from global memory once (plus the halo ring). The loads of the next D planes
-// are in flight while plane z is computed: a streaming kernel is limited by the bytes it keeps
-// in flight per SM (about 20 KB are needed on an H100), and registers cap the threads per SM
-// (the launch bound keeps at least MinBlocks blocks per SM). Per plane, two barriers: nobody reads the tile any more ->
-// the new plane is written. Tile rows start 16-byte aligned (the left halo cell sits just before),
-// so the V-wide shared-memory accesses of a warp are conflict-free.
-// V > 1 needs ghost-layer boundaries (not mirror) and a model with one output field (`out`),
-// written with V-wide stores.
-template <class Model, int BX, int BY, int M, int V, int D, int MinBlocks>
-__global__ void __launch_bounds__(BX* BY, MinBlocks) planes3d(const Model m, const typename Model::Fields f, const DevGrid g,
-                                                   const int zchunk) {
-    using T = typename Model::value_type;
-    using Sums = PlaneSums<T>;
+// The xy-tile of the 2.5D strategies: a BX x BY block covers (BX V) x (BY M) cells. Each thread
+// owns V consecutive cells along x (one 16-byte access when V > 1) in each of M rows ty,
+// ty + BY, ... In shared memory a tile row starts 16-byte aligned with its left halo cell just
+// before it, so a warp's V-wide accesses are conflict-free; the halo ring (one cell) is spread
+// over the threads, H cells each. Offsets are in-plane and clamped as load_index says; V > 1
+// loads start V-aligned at or before the ghost column, which the row padding keeps in bounds.
+template <class T, bool Mirror, int BX, int BY, int M, int V>
+struct PlaneTile {
+    static_assert(V == 1 || !Mirror, "V-wide loads read the ghost layer; mirror boundaries need V = 1");
+    static constexpr int W = BX * V;                           // tile width in cells
+    static constexpr int OFF = V;                              // the interior starts at this column
+    static constexpr int TXP = (OFF + W + 1 + V - 1) / V * V;  // padded row length, a multiple of V
+    static constexpr int TY = BY * M + 2, NT = BX * BY;
+    static constexpr int HALO = 2 * (W + 2) + 2 * (TY - 2);
+    static constexpr int H = (HALO + NT - 1) / NT;
+    static constexpr int CELLS = TY * TXP;  // one plane in shared memory
     using Vec = Lanes<T, V>;
-    constexpr bool mirror = Model::mirror;
-    static_assert(V == 1 || !mirror, "V-wide loads read the ghost layer; mirror boundaries need V = 1");
-    constexpr int W = BX * V;                             // tile width in cells
-    constexpr int OFF = V;                                // the interior starts at this column
-    constexpr int TXP = (OFF + W + 1 + V - 1) / V * V;    // padded row length, a multiple of V
-    constexpr int TY = BY * M + 2, NT = BX * BY;
-    constexpr int HALO = 2 * (W + 2) + 2 * (TY - 2);      // halo cells of one plane
-    constexpr int H = (HALO + NT - 1) / NT;               // halo cells per thread
-    __shared__ __align__(16) T tile[TY][TXP];
 
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
-    const int xb = blockIdx.x * W, yb = blockIdx.y * BY * M;
-    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
-    const int x0 = xb + tx * V;  // this thread's first column
-    // The column its loads start at: clamped into memory that exists (see load_index); for V > 1
-    // a V-aligned start at or before the ghost column, which the row padding keeps in bounds.
-    const int xl = V == 1 ? load_index<mirror>(x0, g.nx) : min(x0, g.nx / V * V);
-
-    // In-plane offsets of this thread's own cells and halo cells.
+    int x0;  // this thread's first column
     std::int64_t own[M];
     bool row_active[M];
-#pragma unroll
-    for (int r = 0; r < M; ++r) {
-        const int y = yb + ty + r * BY;
-        own[r] = g.at(xl, load_index<mirror>(y, g.ny));
-        row_active[r] = y < g.ny;
-    }
     std::int64_t halo_off[H];
     int halo_slot[H];  // flattened tile index, -1 for none
-#pragma unroll
-    for (int h = 0; h < H; ++h) {
-        const int id = tid + h * NT;
-        int hx, hy;  // hx from -1 (left halo) to W (right halo)
-        if (id < W + 2) {
-            hx = id - 1, hy = 0;
-        } else if (id < 2 * (W + 2)) {
-            hx = id - (W + 2) - 1, hy = TY - 1;
-        } else if (id < 2 * (W + 2) + (TY - 2)) {
-            hx = -1, hy = 1 + id - 2 * (W + 2);
-        } else {
-            hx = W, hy = 1 + id - 2 * (W + 2) - (TY - 2);
-        }
-        halo_slot[h] = id < HALO ? hy * TXP + OFF + hx : -1;
-        halo_off[h] = g.at(load_index<mirror>(xb + hx, g.nx), load_index<mirror>(yb - 1 + hy, g.ny));
-    }
 
-    // The next D planes to enter the tile, loaded ahead into slots used round-robin: slot d is
-    // read at the steps z with (z - z0) % D == d, compile-time indices since the loop is
-    // unrolled by D (a register copy between slots would wait for the load it copies).
-    Vec vals[D][M];
-    T halo[D][H];
-    auto load_plane = [&](int z, int slot) {
-        const std::int64_t zo = std::int64_t(load_index<mirror>(z, g.nz)) * g.plane;
+    __device__ PlaneTile(const DevGrid& g, int xb, int yb) {
+        const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+        x0 = xb + tx * V;
+        const int xl = V == 1 ? load_index<Mirror>(x0, g.nx) : min(x0, g.nx / V * V);
 #pragma unroll
-        for (int r = 0; r < M; ++r) vals[slot][r] = *reinterpret_cast<const Vec*>(f.in + zo + own[r]);
+        for (int r = 0; r < M; ++r) {
+            const int y = yb + ty + r * BY;
+            own[r] = g.at(xl, load_index<Mirror>(y, g.ny));
+            row_active[r] = y < g.ny;
+        }
 #pragma unroll
-        for (int h = 0; h < H; ++h)
-            if (halo_slot[h] >= 0) halo[slot][h] = f.in[zo + halo_off[h]];
-    };
-    // Barrier, the loaded plane into the tile, barrier, then each own cell's plane sums.
-    auto enter_plane = [&](Sums (&sums)[M][V], int slot) {
-        __syncthreads();
-#pragma unroll
-        for (int r = 0; r < M; ++r) *reinterpret_cast<Vec*>(&tile[ty + r * BY + 1][OFF + tx * V]) = vals[slot][r];
-        T* t = &tile[0][0];
-#pragma unroll
-        for (int h = 0; h < H; ++h)
-            if (halo_slot[h] >= 0) t[halo_slot[h]] = halo[slot][h];
-        __syncthreads();
+        for (int h = 0; h < H; ++h) {
+            const int id = tid + h * NT;
+            int hx, hy;  // hx from -1 (left halo) to W (right halo)
+            if (id < W + 2) {
+                hx = id - 1, hy = 0;
+            } else if (id < 2 * (W + 2)) {
+                hx = id - (W + 2) - 1, hy = TY - 1;
+            } else if (id < 2 * (W + 2) + (TY - 2)) {
+                hx = -1, hy = 1 + id - 2 * (W + 2);
+            } else {
+                hx = W, hy = 1 + id - 2 * (W + 2) - (TY - 2);
+            }
+            halo_slot[h] = id < HALO ? hy * TXP + OFF + hx : -1;
+            halo_off[h] = g.at(load_index<Mirror>(xb + hx, g.nx), load_index<Mirror>(yb - 1 + hy, g.ny));
+        }
+    }
+    // Tile index of own row r's first cell.
+    __device__ int own_slot(int r) const { return (threadIdx.y + r * BY + 1) * TXP + OFF + threadIdx.x * V; }
+    __device__ bool active(int r, int v, const DevGrid& g) const { return row_active[r] && x0 + v < g.nx; }
+
+    // The plane sums of every own cell, from a plane in shared memory.
+    template <class Model>
+    __device__ void sums(const Model& m, const T* tile, PlaneSums<T> (&out)[M][V]) const {
 #pragma unroll
         for (int r = 0; r < M; ++r) {
             T w[3][V + 2];  // rows y-1, y, y+1 of columns x0-1 .. x0+V
 #pragma unroll
             for (int dj = 0; dj < 3; ++dj) {
-                const T* row = &tile[ty + r * BY + dj][OFF + tx * V];
+                const T* row = tile + own_slot(r) + (dj - 1) * TXP;
                 const Vec mid = *reinterpret_cast<const Vec*>(row);
                 w[dj][0] = row[-1];
 #pragma unroll
@@ -157,8 +126,99 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks) planes3d(const Model m, con
             }
 #pragma unroll
             for (int v = 0; v < V; ++v)
-                sums[r][v] = m.plane_sums([&](int di, int dj) { return w[dj + 1][v + 1 + di]; });
+                out[r][v] = m.plane_sums([&](int di, int dj) { return w[dj + 1][v + 1 + di]; });
         }
+    }
+
+    // Plane z's own cells from the sums of planes z-1, z, z+1: V-wide stores where all V cells
+    // are inside, the model's per-cell store at the right edge of the grid.
+    template <class Model>
+    __device__ void store(const Model& m, const typename Model::Fields& f, const DevGrid& g, int z,
+                          const PlaneSums<T> (&below)[M][V], const PlaneSums<T> (&at)[M][V],
+                          const PlaneSums<T> (&above)[M][V], const typename Model::Point (&p)[M][V]) const {
+#pragma unroll
+        for (int r = 0; r < M; ++r) {
+            const std::int64_t c = std::int64_t(z) * g.plane + own[r];
+            if constexpr (V == 1) {
+                if (active(r, 0, g)) m.store_planes(below[r][0], at[r][0], above[r][0], p[r][0], f, c);
+            } else if (row_active[r] && x0 + V <= g.nx) {
+                Vec out;
+#pragma unroll
+                for (int v = 0; v < V; ++v) out.v[v] = m.update_planes(below[r][v], at[r][v], above[r][v]);
+                *reinterpret_cast<Vec*>(f.out + c) = out;
+            } else {
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    if (active(r, v, g)) m.store_planes(below[r][v], at[r][v], above[r][v], p[r][v], f, c + v);
+            }
+        }
+    }
+
+    template <class Model>
+    __device__ void load_points(const Model& m, const typename Model::Fields& f, const DevGrid& g, int z,
+                                typename Model::Point (&p)[M][V]) const {
+#pragma unroll
+        for (int r = 0; r < M; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                if (active(r, v, g)) p[r][v] = m.load_point(f, std::int64_t(z) * g.plane + own[r] + v);
+    }
+};
+
+template <class T, int M, int V>
+__device__ __forceinline__ void shift_queue(PlaneSums<T> (&below)[M][V], PlaneSums<T> (&at)[M][V],
+                                            const PlaneSums<T> (&above)[M][V]) {
+#pragma unroll
+    for (int r = 0; r < M; ++r)
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            below[r][v] = at[r][v];
+            at[r][v] = above[r][v];
+        }
+}
+
+// planes (2.5D streaming; `multi` when M > 1, `vec` when V > 1): a block marches its PlaneTile
+// along z over a chunk of planes. Shared memory holds one plane, the newest (z+1); from it each
+// thread takes the plane sums of its cells (PlaneSums) and keeps a register queue of the sums of
+// planes z-1, z and z+1, from which the model updates plane z. So each plane is read from global
+// memory once (plus the halo ring). The next D planes are loaded ahead into registers: a
+// streaming kernel is limited by the bytes it keeps in flight per SM (about 20 KB are needed on
+// an H100), and registers cap the threads per SM (the launch bound keeps at least MinBlocks
+// blocks per SM). Per plane, two barriers: nobody reads the tile any more -> the new plane is
+// written. V > 1 needs a model with one output field (`out`), written with V-wide stores.
+template <class Model, int BX, int BY, int M, int V, int D, int MinBlocks>
+__global__ void __launch_bounds__(BX* BY, MinBlocks)
+    planes3d(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk) {
+    using T = typename Model::value_type;
+    using Tile = PlaneTile<T, Model::mirror, BX, BY, M, V>;
+    using Sums = PlaneSums<T>;
+    __shared__ __align__(16) T tile[Tile::CELLS];
+    const Tile t(g, blockIdx.x * Tile::W, blockIdx.y * BY * M);
+    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+
+    // The next D planes to enter the tile, loaded ahead into slots used round-robin: slot d is
+    // read at the steps z with (z - z0) % D == d, compile-time indices since the loop is
+    // unrolled by D (a register copy between slots would wait for the load it copies).
+    typename Tile::Vec vals[D][M];
+    T halo[D][Tile::H];
+    auto load_plane = [&](int z, int slot) {
+        const std::int64_t zo = std::int64_t(load_index<Model::mirror>(z, g.nz)) * g.plane;
+#pragma unroll
+        for (int r = 0; r < M; ++r) vals[slot][r] = *reinterpret_cast<const typename Tile::Vec*>(f.in + zo + t.own[r]);
+#pragma unroll
+        for (int h = 0; h < Tile::H; ++h)
+            if (t.halo_slot[h] >= 0) halo[slot][h] = f.in[zo + t.halo_off[h]];
+    };
+    // Barrier, the loaded plane into the tile, barrier, then each own cell's plane sums.
+    auto enter_plane = [&](Sums (&sums)[M][V], int slot) {
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < M; ++r) *reinterpret_cast<typename Tile::Vec*>(tile + t.own_slot(r)) = vals[slot][r];
+#pragma unroll
+        for (int h = 0; h < Tile::H; ++h)
+            if (t.halo_slot[h] >= 0) tile[t.halo_slot[h]] = halo[slot][h];
+        __syncthreads();
+        t.sums(m, tile, sums);
     };
 
     Sums below[M][V], at[M][V], above[M][V];
@@ -170,38 +230,76 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks) planes3d(const Model m, con
     for (int d = 0; d < D; ++d) load_plane(z0 + 1 + d, d);
     for (int zb = z0; zb < z1; zb += D)
 #pragma unroll
-    for (int d = 0; d < D; ++d) {
-        const int z = zb + d;
-        if (z >= z1) break;  // the same for the whole block: no thread skips a barrier
-        typename Model::Point p[M][V];
-#pragma unroll
-        for (int r = 0; r < M; ++r)
-#pragma unroll
-            for (int v = 0; v < V; ++v)
-                if (row_active[r] && x0 + v < g.nx) p[r][v] = m.load_point(f, std::int64_t(z) * g.plane + own[r] + v);
-        enter_plane(above, d);    // plane z+1
-        load_plane(z + 1 + D, d);  // in flight while planes z .. z+D-1 are computed
-#pragma unroll
-        for (int r = 0; r < M; ++r) {
-            const std::int64_t c = std::int64_t(z) * g.plane + own[r];
-            if constexpr (V == 1) {
-                if (row_active[r] && x0 < g.nx) m.store_planes(below[r][0], at[r][0], above[r][0], p[r][0], f, c);
-            } else if (row_active[r] && x0 + V <= g.nx) {
-                Vec out;
-#pragma unroll
-                for (int v = 0; v < V; ++v) out.v[v] = m.update_planes(below[r][v], at[r][v], above[r][v]);
-                *reinterpret_cast<Vec*>(f.out + c) = out;
-            } else if (row_active[r]) {  // the right edge of the grid: only the cells inside
-#pragma unroll
-                for (int v = 0; v < V; ++v)
-                    if (x0 + v < g.nx) m.store_planes(below[r][v], at[r][v], above[r][v], p[r][v], f, c + v);
-            }
-#pragma unroll
-            for (int v = 0; v < V; ++v) {
-                below[r][v] = at[r][v];
-                at[r][v] = above[r][v];
-            }
+        for (int d = 0; d < D; ++d) {
+            const int z = zb + d;
+            if (z >= z1) break;  // the same for the whole block: no thread skips a barrier
+            typename Model::Point p[M][V];
+            t.load_points(m, f, g, z, p);
+            enter_plane(above, d);     // plane z+1
+            load_plane(z + 1 + D, d);  // in flight while planes z .. z+D-1 are computed
+            t.store(m, f, g, z, below, at, above, p);
+            shift_queue(below, at, above);
         }
+}
+
+// cp.async: copies global -> shared without passing through registers; completion is tracked
+// per thread in commit groups.
+template <int Bytes>
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    if constexpr (Bytes == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(Bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+
+// async: the planes strategy with its loads moved off the registers: planes are copied straight
+// into a ring of S shared-memory stages with cp.async, S-1 planes ahead, so the bytes in flight
+// are bounded by shared memory instead of registers. Per plane q: wait for this thread's copies
+// of plane q, one barrier (everyone's copies of q are visible, and nobody still reads the stage
+// of plane q-1), start the copies of plane q+S-1 into that stage, take the plane sums of q, and
+// update plane q-1 from the sums of q-2, q-1, q.
+template <class Model, int BX, int BY, int M, int V, int S>
+__global__ void __launch_bounds__(BX* BY)
+    async3d(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk) {
+    using T = typename Model::value_type;
+    using Tile = PlaneTile<T, Model::mirror, BX, BY, M, V>;
+    using Sums = PlaneSums<T>;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of Tile::CELLS
+    const Tile t(g, blockIdx.x * Tile::W, blockIdx.y * BY * M);
+    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+
+    auto stage = [&](int q) { return ring + ((q - z0 + 1) % S) * Tile::CELLS; };
+    auto issue = [&](int q) {  // plane q's copies as one commit group (empty past the chunk)
+        if (q <= z1) {
+            const std::int64_t zo = std::int64_t(load_index<Model::mirror>(q, g.nz)) * g.plane;
+            T* st = stage(q);
+#pragma unroll
+            for (int r = 0; r < M; ++r) cp_async<sizeof(T) * V>(st + t.own_slot(r), f.in + zo + t.own[r]);
+#pragma unroll
+            for (int h = 0; h < Tile::H; ++h)
+                if (t.halo_slot[h] >= 0) cp_async<sizeof(T)>(st + t.halo_slot[h], f.in + zo + t.halo_off[h]);
+        }
+        cp_async_commit();
+    };
+
+    for (int q = z0 - 1; q < z0 - 1 + S - 1; ++q) issue(q);
+    Sums below[M][V], at[M][V], above[M][V];
+    for (int q = z0 - 1; q <= z1; ++q) {
+        typename Model::Point p[M][V];
+        if (q >= z0 + 1) t.load_points(m, f, g, q - 1, p);
+        cp_async_wait<S - 2>();
+        __syncthreads();
+        issue(q + S - 1);
+        t.sums(m, stage(q), above);
+        if (q >= z0 + 1) t.store(m, f, g, q - 1, below, at, above, p);
+        shift_queue(below, at, above);
     }
 }
 

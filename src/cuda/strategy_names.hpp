@@ -18,13 +18,14 @@ inline constexpr std::array<StrategyDoc, 5> kStrategies2d{{
     {"multi4", "sliding rows, 4 rows per thread per pass"},
 }};
 
-inline constexpr std::array<StrategyDoc, 6> kStrategies3d{{
+inline constexpr std::array<StrategyDoc, 7> kStrategies3d{{
     {"naive", "one thread per cell, neighbours from global memory (32x4x2 blocks)"},
     {"smem", "a 32x4x4 brick and its halo in shared memory"},
     {"planes", "2.5D: 32x8 tiles march along z, plane sums in a register queue"},
     {"multi2", "2.5D, 2 cells per thread along y (32x16 tiles)"},
     {"multi4", "2.5D, 4 cells per thread along y (32x32 tiles)"},
-    {"vec", "2.5D, 16-byte accesses: 4 (fp32) or 2 (fp64) cells along x (x 2 along y for 7pt)"},
+    {"vec", "2.5D, 16-byte accesses: 4 (fp32) or 2 (fp64) cells along x, 2 along y per thread"},
+    {"async", "vec with cp.async: planes copied straight to a 4-stage shared-memory ring, 3 ahead"},
 }};
 
 }  // namespace strata::cuda
