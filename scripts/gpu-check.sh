@@ -34,6 +34,15 @@ if [[ $what == bench || $what == all ]]; then
   done
   bench apf -n 256 --precision fp32 --graphs both --json "$out/json/apf-256.json"
 fi
+if [[ $what == profile ]]; then  # DRAM traffic and occupancy of the streaming kernels (ncu)
+  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  for k in vec async planes; do
+    ncu --clock-control none --kernel-name regex:"planes3d|async3d" --launch-skip 2 --launch-count 1 --metrics $metrics \
+      $build/strata run heat3d -n 512 --steps 4 --backend cuda --precision fp32 --kernel $k --no-graphs 2>&1 | grep -E "planes3d|async3d|dram__|lts__|gpu__|warps" | sed 's/^ *//' | cut -c1-110
+  done
+  ncu --clock-control none --kernel-name regex:"rows2d|naive2d" --launch-skip 2 --launch-count 1 --metrics $metrics \
+    $build/strata run apf -n 8192 -i 4 --backend cuda --precision fp32 --kernel multi4 --no-graphs 2>&1 | grep -E "rows2d|dram__|lts__|gpu__|warps" | sed 's/^ *//' | cut -c1-110
+fi
 if [[ $what == sweep ]]; then  # launch-shape experiments, not for the docs
   for c in 16 32 64 128; do
     $build/strata bench heat3d --stencil 7pt --precision fp32,fp64 --kernels planes,multi2,multi4 --chunk $c --repeats 5 | tail -6
