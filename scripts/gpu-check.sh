@@ -44,8 +44,13 @@ if [[ $what == profile ]]; then  # DRAM traffic and occupancy of the streaming k
     $build/strata run apf -n 8192 -i 4 --backend cuda --precision fp32 --kernel multi4 --no-graphs 2>&1 | grep -E "rows2d|dram__|lts__|gpu__|warps" | sed 's/^ *//' | cut -c1-110
 fi
 if [[ $what == sweep ]]; then  # launch-shape experiments, not for the docs
-  for c in 16 32 64 128; do
-    $build/strata bench heat3d --stencil 7pt --precision fp32,fp64 --kernels planes,multi2,multi4 --chunk $c --repeats 5 | tail -6
-    $build/strata bench apf --precision fp32 --kernels planes,multi2,multi4 --chunk $c --repeats 5 | tail -3
+  for c in 32 64 128 256; do
+    echo "chunk $c"
+    $build/strata bench heat3d --stencil 7pt --precision fp32,fp64 --kernels vec,async --chunk $c --repeats 5 | tail -4
+    $build/strata bench heat3d --stencil 27pt --precision fp32,fp64 --kernels vec,async --chunk $c --repeats 5 | tail -4
+  done
+  for c in 8 16; do
+    echo "rows $c"
+    $build/strata bench apf --precision fp32,fp64 --kernels naive,multi4 --chunk $c --repeats 5 | tail -4
   done
 fi

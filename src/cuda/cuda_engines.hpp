@@ -1,5 +1,6 @@
 #pragma once
 // The CUDA backend as seen from plain C++ (no CUDA headers): engines, strategies, devices.
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -19,7 +20,8 @@ std::unique_ptr<HeatEngine<T>> make_heat_engine(const HeatParams& p, const HostF
 
 std::vector<std::string> kernel_names(std::string_view model);
 std::string kernel_description(std::string_view model, std::string_view name);
-std::string default_kernel(std::string_view model);
+// The strategy a run gets without --kernel (until the autotuner's wisdom replaces it).
+std::string default_kernel(std::string_view model, std::int64_t cells, bool box_stencil);
 
 // Throws Error with a clear message when no usable device is present.
 void require_device();

@@ -42,7 +42,13 @@ std::string kernel_description(std::string_view model, std::string_view name) {
     return model == "apf" ? find(kStrategies2d) : find(kStrategies3d);
 }
 
-std::string default_kernel(std::string_view) { return "planes"; }
+std::string default_kernel(std::string_view model, std::int64_t cells, bool box_stencil) {
+    // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
+    // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
+    if (cells < (std::int64_t(1) << 20)) return "naive";
+    if (model == "apf") return "multi4";
+    return box_stencil ? "async" : "vec";
+}
 
 int device_count() {
     int n = 0;

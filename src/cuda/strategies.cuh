@@ -17,9 +17,9 @@ struct LaunchKnobs {
     int chunk = 0;
 };
 // Measured on an H100 (strata bench --chunk): short strips keep the blocks in flight on
-// neighbouring rows, which 2D apf prefers (fp32 multi4: 94% of copy bandwidth at 16 rows, 88%
-// at 64); the 3D strategies are flat between 16 and 128 planes.
-constexpr int kDefaultRows2d = 16, kDefaultPlanes3d = 64;
+// neighbouring rows, which 2D apf prefers (multi4 fp32: 98% of copy bandwidth at 8 rows, 95% at
+// 16, 88% at 64); the 3D strategies are within 2% of each other from 32 to 256 planes.
+constexpr int kDefaultRows2d = 8, kDefaultPlanes3d = 64;
 
 template <class Model>
 using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const DevGrid&, const LaunchKnobs&,
