@@ -28,11 +28,11 @@ if [[ $what == bench || $what == all ]]; then
   }
   $build/strata probe | tee -a "$out/bench.txt"
   echo | tee -a "$out/bench.txt"
-  bench apf --precision fp32,fp64 --json "$out/json/apf.json"
+  bench apf --precision fp32,fp64 --depth 2,4,8 --json "$out/json/apf.json"
   for s in 7pt 19pt 27pt; do
     bench heat3d --stencil $s --precision fp32,fp64 --json "$out/json/heat-$s.json"
   done
-  bench apf -n 256 --precision fp32 --graphs both --json "$out/json/apf-256.json"
+  bench apf -n 256 --precision fp32 --graphs both --depth 4,16 --json "$out/json/apf-256.json"
 fi
 if [[ $what == profile ]]; then  # DRAM traffic and occupancy of the streaming kernels (ncu)
   metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed
@@ -42,6 +42,12 @@ if [[ $what == profile ]]; then  # DRAM traffic and occupancy of the streaming k
   done
   ncu --clock-control none --kernel-name regex:"rows2d|naive2d" --launch-skip 2 --launch-count 1 --metrics $metrics \
     $build/strata run apf -n 8192 -i 4 --backend cuda --precision fp32 --kernel multi4 --no-graphs 2>&1 | grep -E "rows2d|dram__|lts__|gpu__|warps" | sed 's/^ *//' | cut -c1-110
+fi
+if [[ $what == temporal ]]; then  # the temporal strategy alone: tests and the apf rows
+  ctest --test-dir $build -R "Temporal|ApfStrategy" --output-on-failure > "$out/tests.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failed|Failure|Expected|Which is|differs|depth" "$out/tests.txt" | head -40
+  $build/strata bench apf --precision fp32,fp64 --kernels multi4,temporal --depth 1,2,3,4,6,8,12 --repeats 5
+  $build/strata bench apf -n 256 --precision fp32 --kernels naive,temporal --graphs both --depth 4,8,16
 fi
 if [[ $what == sweep ]]; then  # launch-shape experiments, not for the docs
   for c in 32 64 128 256; do

@@ -88,6 +88,69 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, ApfStrategy, ::testing::ValuesIn(kernel_nam
 INSTANTIATE_TEST_SUITE_P(AllKernels, HeatStrategy, ::testing::ValuesIn(kernel_names(Backend::cuda, "heat3d")),
                          [](const auto& info) { return info.param; });
 
+// Temporal blocking: K steps per pass equal K single steps, for several depths and step counts
+// that no depth divides (the remainder runs as a shorter pass), on a grid no tile divides.
+template <class T>
+void temporal_matches_cpu(int depth, int steps) {
+    const ApfParams p = ApfParams::for_mesh(300, 170);  // 301 x 171 points
+    const auto init = random_apf_state<T>(p, 40 + depth);
+    auto cpu = make_apf_engine<T>(Backend::omp, p, &init);
+    auto gpu = make_apf_engine<T>(Backend::cuda, p, &init, EngineOptions{"temporal", false, 0, depth});
+    EXPECT_EQ(gpu->kernel_info().depth, depth);
+    cpu->advance(steps);
+    gpu->advance(steps);
+    const auto c = cpu->fields(), g = gpu->fields();
+    // fp32 rounding differences grow a little with the step count; 1e-5 holds for these.
+    EXPECT_LE(max_relative_error(g.e, c.e), tolerance<T>()) << "depth " << depth << ", " << steps << " steps";
+    EXPECT_LE(max_relative_error(g.r, c.r), tolerance<T>()) << "depth " << depth << ", " << steps << " steps";
+}
+
+TEST(Temporal, MatchesReferenceAtEveryDepthFp64) {
+    REQUIRE_GPU();
+    for (int depth : {1, 2, 3, 4, 5, 8, 16}) temporal_matches_cpu<double>(depth, 3 * depth + 2);
+}
+TEST(Temporal, MatchesReferenceAtEveryDepthFp32) {
+    REQUIRE_GPU();
+    for (int depth : {1, 2, 3, 4, 5, 8, 16}) temporal_matches_cpu<float>(depth, 3 * depth + 2);
+}
+
+// The same per-cell arithmetic as the single-sweep kernels: bitwise equal to `planes`.
+TEST(Temporal, BitwiseEqualToPlanes) {
+    REQUIRE_GPU();
+    const ApfParams p = ApfParams::for_mesh(200, 97);
+    const auto init = random_apf_state<float>(p, 50);
+    auto planes = make_apf_engine<float>(Backend::cuda, p, &init, EngineOptions{"planes", false});
+    auto temporal = make_apf_engine<float>(Backend::cuda, p, &init, EngineOptions{"temporal", false, 0, 4});
+    planes->advance(23);
+    temporal->advance(23);
+    const auto a = planes->fields(), b = temporal->fields();
+    EXPECT_TRUE(test::bitwise_equal(a.e, b.e)) << max_relative_error(b.e, a.e);
+    EXPECT_TRUE(test::bitwise_equal(a.r, b.r)) << max_relative_error(b.r, a.r);
+}
+
+// Graph replay of temporal passes (the first pass may be captured: the kernel's shared-memory
+// opt-in must not break capture), starting on an odd pass count.
+TEST(Temporal, GraphReplayEqualsPlainLaunchesBitwise) {
+    REQUIRE_GPU();
+    const ApfParams p = ApfParams::for_mesh(130);
+    auto graph = make_apf_engine<double>(Backend::cuda, p, nullptr, EngineOptions{"temporal", true, 0, 3});
+    auto plain = make_apf_engine<double>(Backend::cuda, p, nullptr, EngineOptions{"temporal", false, 0, 3});
+    for (int steps : {3 * kGraphPasses + 1, 3, 3 * kGraphPasses * 2 + 5}) {
+        graph->advance(steps);
+        plain->advance(steps);
+    }
+    const auto a = plain->fields(), b = graph->fields();
+    EXPECT_TRUE(test::bitwise_equal(a.e, b.e)) << max_relative_error(b.e, a.e);
+    EXPECT_TRUE(test::bitwise_equal(a.r, b.r)) << max_relative_error(b.r, a.r);
+}
+
+TEST(Temporal, DepthOutsideItsRangeOrOnAnotherKernelIsAClearError) {
+    REQUIRE_GPU();
+    const ApfParams p = ApfParams::for_mesh(64);
+    EXPECT_THROW(make_apf_engine<float>(Backend::cuda, p, nullptr, EngineOptions{"temporal", true, 0, 17}), UsageError);
+    EXPECT_THROW(make_apf_engine<float>(Backend::cuda, p, nullptr, EngineOptions{"multi4", true, 0, 4}), UsageError);
+}
+
 TEST(Cuda, KernelListsHoldTheStrategyLadder) {
     for (const char* model : {"apf", "heat3d"}) {
         const auto names = kernel_names(Backend::cuda, model);

@@ -13,10 +13,23 @@
 
 namespace strata {
 
+// The CUDA time loop replays passes (steps, or several steps for a temporal kernel) as captured
+// graphs of this many passes (even, so the buffers' swaps return to their original roles).
+inline constexpr int kGraphPasses = 64;
+
 struct EngineOptions {
     std::string kernel;  // CUDA strategy name; empty picks the default
     bool graphs = true;  // CUDA: replay the time loop as captured graphs (fewer launch gaps)
     int chunk = 0;       // CUDA streaming strategies: rows (2D) or planes (3D) per block; 0 = default
+    int depth = 0;       // CUDA temporal strategy: steps per pass over memory; 0 = default
+};
+
+// What the chosen strategy does per pass over memory.
+struct KernelInfo {
+    std::string name;
+    int depth = 1;                       // steps per pass (1 unless temporal)
+    double bytes_per_cell_update = 0;    // device-memory traffic per cell update, from the tile
+                                         // geometry (the model's minimum for single sweeps)
 };
 
 template <class T>
@@ -27,6 +40,7 @@ public:
     virtual ApfStats stats() = 0;        // of the latest E
     virtual ApfFields<T> fields() = 0;   // the latest state, copied to the host
     virtual std::string kernel() const = 0;
+    virtual KernelInfo kernel_info() const { return {kernel(), 1, AlievPanfilov<T>::min_bytes_per_cell}; }
     virtual void synchronize() {}
     // Advances and returns the elapsed milliseconds (CUDA events on the GPU, a clock on the CPU).
     virtual double timed_advance_ms(std::int64_t steps);
@@ -41,6 +55,7 @@ public:
     virtual double max_error(double t) = 0;  // against the exact solution at time t
     virtual HostField<T> field() = 0;
     virtual std::string kernel() const = 0;
+    virtual KernelInfo kernel_info() const = 0;
     virtual void synchronize() {}
     virtual double timed_advance_ms(std::int64_t steps);
 };

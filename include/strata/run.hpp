@@ -26,6 +26,7 @@ struct ApfRunOptions {
     std::string kernel;
     bool graphs = true;
     int chunk = 0;
+    int depth = 0;
     std::string json_path;
 };
 
@@ -40,6 +41,7 @@ struct HeatRunOptions {
     std::string kernel;
     bool graphs = true;
     int chunk = 0;
+    int depth = 0;
     std::string json_path;
 };
 

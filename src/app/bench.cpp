@@ -22,7 +22,9 @@ namespace strata::app {
 void validate(const BenchOptions& o) {
     if (o.model != "apf" && o.model != "heat3d") throw UsageError("unknown model '" + o.model + "' (apf or heat3d)");
     if (o.n < 0 || (o.n > 0 && o.n < (o.model == "apf" ? 26 : 3))) throw UsageError("-n is too small for " + o.model);
-    if (o.steps < 1) throw UsageError("--steps must be >= 1");
+    if (o.steps < 0) throw UsageError("--steps must be >= 1 (or 0: one captured graph's worth)");
+    for (int d : o.depths)
+        if (d < 1) throw UsageError("--depth must be >= 1");
     if (o.repeats < 1) throw UsageError("--repeats must be >= 1");
 }
 
@@ -30,16 +32,18 @@ namespace {
 
 struct Row {
     std::string kernel, precision, launch;
-    double ms_per_step = 0, gcells = 0, gbs = 0, pct_copy = 0, gflops = 0, max_rel_err = 0;
+    int depth = 1;
+    double ms_per_step = 0, gcells = 0, gbs = 0, pct_copy = 0, gflops = 0, max_rel_err = 0, bytes_moved = 0;
     int bytes_per_cell = 0, flops_per_cell = 0;
 };
 
 template <class E>
 double median_ms_per_step(E& engine, const BenchOptions& o) {
-    engine.advance(o.steps);  // warm-up: module load, graph capture, clocks
+    const int steps = o.steps > 0 ? o.steps : kGraphPasses * engine.kernel_info().depth;
+    engine.advance(steps);  // warm-up: module load, graph capture, clocks
     engine.synchronize();
     std::vector<double> ms;
-    for (int r = 0; r < o.repeats; ++r) ms.push_back(engine.timed_advance_ms(o.steps) / o.steps);
+    for (int r = 0; r < o.repeats; ++r) ms.push_back(engine.timed_advance_ms(steps) / steps);
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
 }
@@ -53,13 +57,20 @@ std::vector<Row> bench_kernels(const BenchOptions& o, std::string_view model, do
                                int bytes_per_cell, double copy_gbs, Make make, Check check) {
     std::vector<Row> rows;
     const auto kernels = o.kernels.empty() ? kernel_names(o.backend, model) : o.kernels;
-    for (const auto& k : kernels)
+    for (const auto& k : kernels) {
+        // Depths apply to the temporal kernel; every other kernel advances one step per pass.
+        const bool temporal = k == "temporal";
+        const std::vector<int> depths = temporal && !o.depths.empty() ? o.depths : std::vector<int>{0};
+        for (int depth : depths)
         for (bool graphs : o.graphs) {
-            const EngineOptions eo{k, graphs, o.chunk};
+            const EngineOptions eo{k, graphs, o.chunk, depth};
             Row row;
             {
                 auto e = make(eo);  // released before the check: only one big problem on the device
                 row.ms_per_step = median_ms_per_step(*e, o);
+                const KernelInfo info = e->kernel_info();
+                row.depth = info.depth;
+                row.bytes_moved = info.bytes_per_cell_update;
             }
             row.max_rel_err = check(eo);
             row.kernel = k;
@@ -72,6 +83,7 @@ std::vector<Row> bench_kernels(const BenchOptions& o, std::string_view model, do
             row.pct_copy = copy_gbs > 0 ? 100 * row.gbs / copy_gbs : 0;
             rows.push_back(row);
         }
+    }
     return rows;
 }
 
@@ -162,21 +174,27 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
     else
         std::snprintf(buf, sizeof buf, "heat3d %s %d^3", std::string(to_string(o.stencil)).c_str(), n);
     const std::string problem = buf;
-    out << problem << ", " << o.steps << " steps x " << o.repeats << " repeats (median), on " << device;
+    out << problem << ", ";
+    if (o.steps > 0)
+        out << o.steps << " steps";
+    else
+        out << kGraphPasses << " passes";
+    out << " x " << o.repeats << " repeats (median), on " << device;
     if (copy_gbs > 0) {
         std::snprintf(buf, sizeof buf, ", measured copy bandwidth %.0f GB/s", copy_gbs);
         out << buf;
     }
     out << "\nmax rel err: against the CPU reference after 10 steps on a "
-        << (o.model == "apf" ? "515 x 301" : "67 x 45 x 33") << " random field\n\n";
-    std::snprintf(buf, sizeof buf, "%-8s %-5s %-6s %10s %10s %9s %7s %9s %12s\n", "kernel", "prec", "launch",
-                  "ms/step", "GCells/s", "GB/s", "%copy", "GFLOP/s", "max rel err");
+        << (o.model == "apf" ? "515 x 301" : "67 x 45 x 33") << " random field\n"
+        << "GB/s and %copy count the model's minimum bytes per cell update; B/upd is what the kernel moves\n\n";
+    std::snprintf(buf, sizeof buf, "%-8s %5s %-5s %-6s %10s %10s %9s %7s %6s %9s %12s\n", "kernel", "depth", "prec",
+                  "launch", "ms/step", "GCells/s", "GB/s", "%copy", "B/upd", "GFLOP/s", "max rel err");
     out << buf;
     nlohmann::json j;
     j["problem"] = problem;
     j["device"] = device;
     j["copy_gbs"] = copy_gbs;
-    j["steps"] = o.steps;
+    j["steps"] = o.steps;  // 0: one captured graph's worth per repeat
     j["repeats"] = o.repeats;
     j["rows"] = nlohmann::json::array();
     for (Precision prec : o.precisions) {
@@ -185,12 +203,14 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
         for (const Row& r : rows) {
             char pct[16] = "      -";
             if (copy_gbs > 0) std::snprintf(pct, sizeof pct, "%6.1f%%", r.pct_copy);
-            std::snprintf(buf, sizeof buf, "%-8s %-5s %-6s %10.4f %10.2f %9.1f %7s %9.1f %12.2e\n",
-                          r.kernel.c_str(), std::string(to_string(prec)).c_str(), r.launch.c_str(), r.ms_per_step,
-                          r.gcells, r.gbs, pct, r.gflops, r.max_rel_err);
+            std::snprintf(buf, sizeof buf, "%-8s %5d %-5s %-6s %10.4f %10.2f %9.1f %7s %6.2f %9.1f %12.2e\n",
+                          r.kernel.c_str(), r.depth, std::string(to_string(prec)).c_str(), r.launch.c_str(),
+                          r.ms_per_step, r.gcells, r.gbs, pct, r.bytes_moved, r.gflops, r.max_rel_err);
             out << buf;
             out.flush();
             j["rows"].push_back({{"kernel", r.kernel},
+                                 {"depth", r.depth},
+                                 {"bytes_moved_per_cell_update", r.bytes_moved},
                                  {"precision", to_string(prec)},
                                  {"launch", r.launch},
                                  {"ms_per_step", r.ms_per_step},

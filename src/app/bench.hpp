@@ -16,9 +16,11 @@ struct BenchOptions {
     Backend backend = Backend::cuda;
     std::vector<std::string> kernels;  // empty: every kernel of the backend
     std::vector<bool> graphs{true};    // CUDA launch modes to time
-    int steps = 20;                    // steps per timed repeat
+    int steps = 0;                     // steps per timed repeat; 0: one captured graph's worth
+                                       // (64 passes of the kernel's depth)
     int repeats = 7;
     int chunk = 0;
+    std::vector<int> depths;           // temporal kernel: one row per depth (empty: its default)
     std::string json_path;
 };
 

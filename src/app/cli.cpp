@@ -32,14 +32,15 @@ constexpr const char* kHeatHelp =
     "  strata run heat3d -n 512 --steps 100 --stencil 27pt --backend cuda --precision fp32";
 
 void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std::string& kernel,
-                std::string& json, bool& no_graphs, int& chunk) {
+                std::string& json, bool& no_graphs, int& chunk, int& depth) {
     cmd->add_option("--precision", precision, "Field precision: fp32 or fp64")->capture_default_str();
     cmd->add_option("--backend", backend, "Where to run: cpu (reference loops), omp (OpenMP), cuda")
         ->capture_default_str();
-    cmd->add_option("--kernel", kernel,
-                    "CUDA strategy: naive, smem, planes, multi2, multi4; 'list' describes them");
+    cmd->add_option("--kernel", kernel, "CUDA strategy (default: picked by problem size); 'list' describes them");
     cmd->add_flag("--no-graphs", no_graphs, "CUDA: launch every step (no CUDA graph replay)");
     cmd->add_option("--chunk", chunk, "CUDA streaming strategies: rows (2D) or planes (3D) per block")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--depth", depth, "CUDA temporal strategy: time steps per pass over memory (default 4)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
 }
@@ -94,7 +95,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         ->capture_default_str();
     apf_cmd->add_flag("-k", apf.no_comm, "Skip halo communication (timing experiments only)");
     apf_cmd->add_flag("-d", apf.debug, "Debug: print the final mesh (n <= 32)");
-    add_common(apf_cmd, apf_precision, apf_backend, apf.kernel, apf.json_path, apf_no_graphs, apf.chunk);
+    add_common(apf_cmd, apf_precision, apf_backend, apf.kernel, apf.json_path, apf_no_graphs, apf.chunk, apf.depth);
 
     HeatRunOptions heat;
     std::string heat_precision = "fp64", heat_backend = "cpu", heat_stencil = "7pt";
@@ -107,7 +108,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     heat_cmd->add_option("--kappa", heat.kappa, "Diffusivity")->capture_default_str();
     heat_cmd->add_option("--safety", heat.safety, "dt as a fraction of the stability bound, in (0, 1]")
         ->capture_default_str();
-    add_common(heat_cmd, heat_precision, heat_backend, heat.kernel, heat.json_path, heat_no_graphs, heat.chunk);
+    add_common(heat_cmd, heat_precision, heat_backend, heat.kernel, heat.json_path, heat_no_graphs, heat.chunk, heat.depth);
 
     app::BenchOptions bench;
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
@@ -121,7 +122,8 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         "Examples:\n"
         "  strata bench apf                                  # 8192^2, fp32, every kernel\n"
         "  strata bench heat3d --stencil 27pt --precision fp32,fp64\n"
-        "  strata bench apf -n 256 --kernels planes --graphs both");
+        "  strata bench apf -n 256 --kernels planes --graphs both\n"
+        "  strata bench apf --kernels multi4,temporal --depth 2,4,8");
     bench_cmd->add_option("model", bench.model, "apf or heat3d")->required();
     bench_cmd->add_option("-n", bench.n, "Problem size (default 8192 for apf, 512 for heat3d)");
     bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt")->capture_default_str();
@@ -129,9 +131,12 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     bench_cmd->add_option("--backend", bench_backend, "cuda, omp or cpu")->capture_default_str();
     bench_cmd->add_option("--kernels", bench_kernels, "Comma-separated kernels (default: all)");
     bench_cmd->add_option("--graphs", bench_graphs, "CUDA launch: on, off or both")->capture_default_str();
-    bench_cmd->add_option("--steps", bench.steps, "Steps per timed repeat")->capture_default_str();
+    bench_cmd->add_option("--steps", bench.steps,
+                          "Steps per timed repeat (default: 64 passes of the kernel, one captured CUDA graph)");
     bench_cmd->add_option("--repeats", bench.repeats, "Timed repeats (the median is reported)")->capture_default_str();
     bench_cmd->add_option("--chunk", bench.chunk, "Rows (2D) or planes (3D) per block for streaming kernels");
+    bench_cmd->add_option("--depth", bench.depths, "Temporal kernel: steps per pass, one row each (e.g. 2,4,8)")
+        ->delimiter(',');
     bench_cmd->add_option("--json", bench.json_path, "Also write the table as JSON");
 
     auto* info_cmd = app.add_subcommand("info", "Describe this build and the GPUs it sees");

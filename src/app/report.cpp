@@ -47,6 +47,18 @@ std::string format_throughput(const Throughput& t, int flops_per_cell, int bytes
     return buf;
 }
 
+void add_kernel_info(std::ostream& out, nlohmann::json& report, const KernelInfo& k, int min_bytes_per_cell) {
+    report["depth"] = k.depth;
+    report["bytes_per_cell_update"] = k.bytes_per_cell_update;
+    if (k.depth == 1) return;
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "Temporal blocking            : %d steps per pass, %.2f bytes moved per cell update "
+                  "(a single sweep moves at least %d)\n",
+                  k.depth, k.bytes_per_cell_update, min_bytes_per_cell);
+    out << buf;
+}
+
 void add_roofline(std::ostream& out, nlohmann::json& report, bool on_gpu, double effective_gbs) {
     if (!on_gpu) return;
 #ifdef STRATA_HAVE_CUDA

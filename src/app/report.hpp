@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "strata/engine.hpp"
+
 namespace strata::app {
 
 // The figures every run reports, from the wall time and the model's per-cell counts.
@@ -15,6 +17,9 @@ Throughput throughput(double wall_s, std::int64_t steps, std::int64_t cells, int
                       int bytes_per_cell);
 void add_throughput(nlohmann::json& report, const Throughput& t, int flops_per_cell, int bytes_per_cell);
 std::string format_throughput(const Throughput& t, int flops_per_cell, int bytes_per_cell);
+// The kernel's steps per pass and its device-memory traffic per cell update (what a temporal
+// kernel saves against the single-sweep minimum), printed and added to the report.
+void add_kernel_info(std::ostream& out, nlohmann::json& report, const KernelInfo& k, int min_bytes_per_cell);
 // On the GPU, the effective bandwidth as a share of the device's measured copy bandwidth (the
 // probe runs once per device and is cached): printed and added to the report. Nothing on a CPU.
 void add_roofline(std::ostream& out, nlohmann::json& report, bool on_gpu, double effective_gbs);

@@ -69,7 +69,7 @@ nlohmann::json run(const ApfRunOptions& o, std::ostream& out) {
     } else {
         sched = apf_schedule_for_time(p.dt, o.t_final);
     }
-    auto engine = make_apf_engine<T>(o.backend, p, nullptr, EngineOptions{o.kernel, o.graphs, o.chunk});
+    auto engine = make_apf_engine<T>(o.backend, p, nullptr, EngineOptions{o.kernel, o.graphs, o.chunk, o.depth});
 
     char buf[256];
     std::snprintf(buf, sizeof buf, "dt= %g, # iters = %lld\n", p.dt, static_cast<long long>(sched.steps));
@@ -136,6 +136,7 @@ nlohmann::json run(const ApfRunOptions& o, std::ostream& out) {
     r["max_norm"] = s.max_abs;
     r["l2norm"] = s.l2;
     app::add_throughput(r, tp, Model::flops_per_cell, Model::min_bytes_per_cell);
+    app::add_kernel_info(out, r, engine->kernel_info(), Model::min_bytes_per_cell);
     app::add_roofline(out, r, o.backend == Backend::cuda, tp.effective_gbs);
     if (json_file.is_open()) {
         json_file << r.dump(2) << '\n';

@@ -28,7 +28,7 @@ nlohmann::json run(const HeatRunOptions& o, const HeatParams& p, std::ostream& o
         json_file.open(o.json_path);
         if (!json_file) throw UsageError("cannot open '" + o.json_path + "' for the JSON report");
     }
-    auto engine = make_heat_engine<T>(o.backend, p, nullptr, EngineOptions{o.kernel, o.graphs, o.chunk});
+    auto engine = make_heat_engine<T>(o.backend, p, nullptr, EngineOptions{o.kernel, o.graphs, o.chunk, o.depth});
     char buf[256];
     out << "3D heat (heat3d), " << to_string(p.stencil) << " stencil: backend " << to_string(o.backend)
         << ", kernel " << engine->kernel() << ", precision " << to_string(o.precision) << '\n';
@@ -70,6 +70,7 @@ nlohmann::json run(const HeatRunOptions& o, const HeatParams& p, std::ostream& o
     r["l2norm"] = s.l2;
     r["max_error"] = err;
     app::add_throughput(r, tp, Model::flops_per_cell, Model::min_bytes_per_cell);
+    app::add_kernel_info(out, r, engine->kernel_info(), Model::min_bytes_per_cell);
     app::add_roofline(out, r, o.backend == Backend::cuda, tp.effective_gbs);
     if (json_file.is_open()) {
         json_file << r.dump(2) << '\n';

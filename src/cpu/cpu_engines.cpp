@@ -64,6 +64,7 @@ public:
     double max_error(double t) override { return heat_max_error(params_, u_, t); }
     HostField<T> field() override { return u_; }
     std::string kernel() const override { return Parallel ? "omp" : "cpu"; }
+    KernelInfo kernel_info() const override { return {kernel(), 1, Heat3D<T, S>::min_bytes_per_cell}; }
 
 private:
     void step() {

@@ -36,6 +36,7 @@ public:
                 this->in_.origin(), r_.origin(), g, p.n, p.m);
             STRATA_CUDA_CHECK_LAUNCH();
         }
+        if (this->temporal()) r_next_ = DeviceField<T>(p.extent(), s);
         this->sync();
     }
 
@@ -43,6 +44,7 @@ public:
     double timed_advance_ms(std::int64_t steps) override { return this->timed_steps_ms(steps); }
     void synchronize() override { this->sync(); }
     std::string kernel() const override { return this->strategy_name(); }
+    KernelInfo kernel_info() const override { return this->info(); }
 
     ApfStats stats() override {
         const DevGrid& g = this->in_.grid();
@@ -56,11 +58,15 @@ public:
     }
 
 private:
-    typename AlievPanfilov<T>::Fields step_fields() const override {
-        return {this->in_.origin(), this->out_.origin(), r_.origin()};
+    using Fields = typename AlievPanfilov<T>::Fields;
+    Fields step_fields() const override { return {this->in_.origin(), this->out_.origin(), r_.origin()}; }
+    std::pair<Fields, Fields> pass_fields() const override {
+        return {{this->in_.origin(), nullptr, r_.origin()}, {nullptr, this->out_.origin(), r_next_.origin()}};
     }
+    void swap_point_state() override { std::swap(r_, r_next_); }
 
     DeviceField<T> r_;
+    DeviceField<T> r_next_;  // allocated for temporal strategies only
     Reducer reducer_;
 };
 

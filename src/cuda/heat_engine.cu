@@ -49,6 +49,7 @@ public:
     double timed_advance_ms(std::int64_t steps) override { return this->timed_steps_ms(steps); }
     void synchronize() override { this->sync(); }
     std::string kernel() const override { return this->strategy_name(); }
+    KernelInfo kernel_info() const override { return this->info(); }
 
     HeatStats stats() override {
         const DevGrid& g = this->in_.grid();

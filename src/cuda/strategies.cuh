@@ -8,6 +8,7 @@
 #include "strategies2d.cuh"
 #include "strategies3d.cuh"
 #include "strategy_names.hpp"
+#include "temporal2d.cuh"
 
 namespace strata::cuda {
 
@@ -20,15 +21,31 @@ struct LaunchKnobs {
 // neighbouring rows, which 2D apf prefers (multi4 fp32: 98% of copy bandwidth at 8 rows, 95% at
 // 16, 88% at 64); the 3D strategies are within 2% of each other from 32 to 256 planes.
 constexpr int kDefaultRows2d = 8, kDefaultPlanes3d = 64;
+// Steps per pass of the temporal strategy when --depth is not given.
+constexpr int kDefaultDepth2d = 4;
 
 template <class Model>
 using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const DevGrid&, const LaunchKnobs&,
                           cudaStream_t);
 
+// A temporal strategy advances `depth` steps per launch, reading the state from `rd` and writing
+// the new state to `wr` (which must not alias `rd`, the pointwise state included).
+template <class Model>
+using FusedFn = void (*)(const Model&, const typename Model::Fields& rd, const typename Model::Fields& wr,
+                         const DevGrid&, int depth, cudaStream_t);
+// Bytes a fused pass moves through device memory per cell update, from its tile geometry
+// (each tile's extended region read once, its output region written once).
+using FusedBytesFn = double (*)(const DevGrid&, int depth);
+
+// Either `launch` (one step per launch) or `fused` (several) is set.
 template <class Model>
 struct Strategy {
     std::string name;
-    LaunchFn<Model> launch;
+    LaunchFn<Model> launch = nullptr;
+    FusedFn<Model> fused = nullptr;
+    FusedBytesFn fused_bytes = nullptr;
+    int max_depth = 1;
+    int default_depth = 1;
 };
 
 inline unsigned blocks_for(int n, int per_block) { return unsigned((n + per_block - 1) / per_block); }
@@ -89,6 +106,25 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
+template <class Model, int BX, int BY, int CX, int CY>
+void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
+                       const DevGrid& g, int depth, cudaStream_t s) {
+    using Tile = TemporalTile2d<BX, BY, CX, CY>;
+    const dim3 blocks(blocks_for(g.nx, Tile::out_w(depth)), blocks_for(g.ny, Tile::out_h(depth)));
+    temporal2d_prepare<Model, BX, BY, CX, CY>();
+    temporal2d<Model, BX, BY, CX, CY>
+        <<<blocks, dim3(BX, BY), temporal2d_smem_bytes<Model, BX, BY, CX, CY>(), s>>>(m, rd, wr, g, depth);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+template <class Model, int BX, int BY, int CX, int CY>
+double temporal2d_bytes(const DevGrid& g, int depth) {
+    using Tile = TemporalTile2d<BX, BY, CX, CY>;
+    constexpr double fields = Model::min_bytes_per_cell / 2.0;  // bytes read (= written) per cell
+    const double bx = blocks_for(g.nx, Tile::out_w(depth)), by = blocks_for(g.ny, Tile::out_h(depth));
+    const double read = bx * by * Tile::TW * Tile::TH * fields, written = double(g.nx) * g.ny * fields;
+    return (read + written) / (double(g.nx) * g.ny * depth);
+}
+
 // The kernels of the strategies in strategy_names.hpp, entry by entry.
 template <class Model>
 std::vector<Strategy<Model>> strategies() {
@@ -97,8 +133,16 @@ std::vector<Strategy<Model>> strategies() {
     if constexpr (Model::dims == 2) {
         kernels = {launch_naive2d<Model, 32, 8>, launch_smem2d<Model, 32, 8>, launch_rows2d<Model, 128, 1>,
                    launch_rows2d<Model, 128, 2>, launch_rows2d<Model, 128, 4>};
-        for (std::size_t i = 0; i < kStrategies2d.size(); ++i)
+        for (std::size_t i = 0; i < kernels.size(); ++i)
             out.push_back({std::string(kStrategies2d[i].name), kernels[i]});
+        // 64 x 64-cell tiles (2 x 8 cells per thread), two of them: 32 KB (fp32) or 64 KB (fp64).
+        using Tile = TemporalTile2d<32, 8, 2, 8>;
+        Strategy<Model> t{std::string(kStrategies2d[kernels.size()].name)};
+        t.fused = launch_temporal2d<Model, 32, 8, 2, 8>;
+        t.fused_bytes = temporal2d_bytes<Model, 32, 8, 2, 8>;
+        t.max_depth = Tile::max_depth;
+        t.default_depth = kDefaultDepth2d;
+        out.push_back(t);
     } else {
         // Two planes in flight (D) keep enough bytes in flight per SM. Box stencils keep three
         // plane sums per cell instead of one, so their wide variants keep one plane in flight, or

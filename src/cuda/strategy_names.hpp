@@ -10,12 +10,13 @@ struct StrategyDoc {
     std::string_view name, what;
 };
 
-inline constexpr std::array<StrategyDoc, 5> kStrategies2d{{
+inline constexpr std::array<StrategyDoc, 6> kStrategies2d{{
     {"naive", "one thread per cell, neighbours from global memory (32x8 blocks)"},
     {"smem", "a 32x8 tile and its halo in shared memory"},
     {"planes", "sliding rows: 128-thread rows march along y, rows above/below in registers"},
     {"multi2", "sliding rows, 2 rows per thread per pass"},
     {"multi4", "sliding rows, 4 rows per thread per pass"},
+    {"temporal", "--depth K steps per pass over memory: 64x64 overlapped tiles advanced in shared memory"},
 }};
 
 inline constexpr std::array<StrategyDoc, 7> kStrategies3d{{

@@ -94,12 +94,12 @@ template <class Model>
 class TimeLoop {
 public:
     using T = typename Model::value_type;
-    static constexpr int kGraphSteps = 64;  // steps per captured graph (even: the swap returns)
 
     TimeLoop(const Model& m, const Extent& e, const EngineOptions& o, const std::string& default_kernel)
         : model_(m),
           strategy_(find_strategy<Model>(o.kernel, default_kernel)),
           knobs_{o.chunk},
+          depth_(pick_depth(strategy_, o.depth)),
           use_graphs_(o.graphs),
           in_(e, stream_.get()),
           out_(e, stream_.get()) {
@@ -107,19 +107,24 @@ public:
     }
     virtual ~TimeLoop() = default;
 
+    // Passes of depth_ steps (one step each unless the strategy is temporal), replayed as graphs of
+    // kGraphPasses passes where there are enough, then the remainder as one shorter pass.
     void run_steps(std::int64_t steps) {
-        if (use_graphs_ && steps >= kGraphSteps) {
-            if (odd_) {  // the graph was captured with in_/out_ in their original roles
-                step();
-                --steps;
+        std::int64_t passes = steps / depth_;
+        const int rest = int(steps % depth_);
+        if (use_graphs_ && passes >= kGraphPasses) {
+            if (odd_) {  // the graph was captured with the buffers in their original roles
+                pass(depth_);
+                --passes;
             }
             if (!graph_)
                 graph_.capture(stream_.get(), [&] {
-                    for (int s = 0; s < kGraphSteps; ++s) step();
+                    for (int s = 0; s < kGraphPasses; ++s) pass(depth_);
                 });
-            for (; steps >= kGraphSteps; steps -= kGraphSteps) graph_.launch(stream_.get());
+            for (; passes >= kGraphPasses; passes -= kGraphPasses) graph_.launch(stream_.get());
         }
-        for (; steps > 0; --steps) step();
+        for (; passes > 0; --passes) pass(depth_);
+        if (rest > 0) pass(rest);
     }
 
     double timed_steps_ms(std::int64_t steps) {
@@ -134,19 +139,51 @@ public:
 
     void sync() { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
     const std::string& strategy_name() const { return strategy_.name; }
+    KernelInfo info() const {
+        const double bytes = strategy_.fused ? strategy_.fused_bytes(in_.grid(), depth_) : Model::min_bytes_per_cell;
+        return {strategy_.name, depth_, bytes};
+    }
 
 protected:
-    virtual typename Model::Fields step_fields() const = 0;
+    using Fields = typename Model::Fields;
+    // The fields of one step: in_ -> out_ (pointwise state updated in place).
+    virtual Fields step_fields() const = 0;
+    // The fields a temporal pass reads and writes: the pointwise state may not be updated in
+    // place there, so a model with one keeps a second copy and swaps it with each pass.
+    virtual std::pair<Fields, Fields> pass_fields() const { return {step_fields(), step_fields()}; }
+    virtual void swap_point_state() {}
+    bool temporal() const { return strategy_.fused != nullptr; }
 
-    void step() {
-        strategy_.launch(model_, step_fields(), in_.grid(), knobs_, stream_.get());
+    void pass(int steps) {
+        if (temporal()) {
+            const auto [rd, wr] = pass_fields();
+            strategy_.fused(model_, rd, wr, in_.grid(), steps, stream_.get());
+            swap_point_state();
+        } else {
+            strategy_.launch(model_, step_fields(), in_.grid(), knobs_, stream_.get());
+        }
         std::swap(in_, out_);
         odd_ = !odd_;
+    }
+
+    static int pick_depth(const Strategy<Model>& s, int asked) {
+        if (!s.fused) {
+            if (asked > 1)
+                throw UsageError("--depth " + std::to_string(asked) + " needs the temporal kernel ('" + s.name +
+                                 "' advances one step per pass)");
+            return 1;
+        }
+        if (asked == 0) return s.default_depth;
+        if (asked < 1 || asked > s.max_depth)
+            throw UsageError("--depth must be from 1 to " + std::to_string(s.max_depth) + " for the " + s.name +
+                             " kernel (got " + std::to_string(asked) + ")");
+        return asked;
     }
 
     Model model_;
     Strategy<Model> strategy_;
     LaunchKnobs knobs_;
+    int depth_;  // steps per pass
     bool use_graphs_;
     Stream stream_;
     Event start_, stop_;

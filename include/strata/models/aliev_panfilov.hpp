@@ -37,6 +37,8 @@ ApfSchedule apf_schedule_for_time(double dt, double t_final);
 // rest), `load_point` (the cell's pointwise state, loaded early so strategies can keep loads in
 // flight) and `store` (the update of one cell from its neighbourhood and that state).
 // `mirror` says the boundary is the classic mirror: a ghost reads the cell two inward.
+// `update` (the new E and R of a cell, in registers) and `write` let a strategy advance cells
+// several steps on chip before storing them.
 template <class T>
 struct AlievPanfilov {
     using value_type = T;
@@ -64,7 +66,12 @@ struct AlievPanfilov {
     STRATA_HD void store(const Nb& e, Point r, const Fields& f, std::int64_t i) const {
         T en;
         update(e, en, r);
-        f.out[i] = en;
+        write(en, r, f, i);
+    }
+    // The cell's new state into the output fields (the temporal strategy updates cells on chip
+    // for several steps with `update`, then writes them once).
+    STRATA_HD void write(T e_new, Point r, const Fields& f, std::int64_t i) const {
+        f.out[i] = e_new;
         f.r[i] = r;
     }
 
