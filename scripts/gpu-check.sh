@@ -46,7 +46,7 @@ fi
 if [[ $what == temporal ]]; then  # the temporal strategy alone: tests and the apf rows
   ctest --test-dir $build -R "Temporal|ApfStrategy" --output-on-failure > "$out/tests.txt" 2>&1 || true
   grep -E "tests passed|tests failed|Failed|Failure|Expected|Which is|differs|depth" "$out/tests.txt" | head -40
-  $build/strata bench apf --precision fp32,fp64 --kernels multi4,temporal --depth 1,2,3,4,6,8,12 --repeats 5
+  $build/strata bench apf --precision fp32,fp64 --kernels ${KERNELS:-multi4,temporal} --depth ${DEPTHS:-1,2,3,4,6,8,12} --repeats 5
   $build/strata bench apf -n 256 --precision fp32 --kernels naive,temporal --graphs both --depth 4,8,16
 fi
 if [[ $what == sweep ]]; then  # launch-shape experiments, not for the docs
@@ -58,5 +58,15 @@ if [[ $what == sweep ]]; then  # launch-shape experiments, not for the docs
   for c in 8 16; do
     echo "rows $c"
     $build/strata bench apf --precision fp32,fp64 --kernels naive,multi4 --chunk $c --repeats 5 | tail -4
+  done
+fi
+if [[ $what == ncu ]]; then  # one launch of each kernel under study, with ncu's main sections
+  sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis"
+  ncu --clock-control none $sections --kernel-name regex:temporal2d --launch-skip 3 --launch-count 1 \
+    $build/strata run apf -n 8192 -i 40 --backend cuda --precision fp32 --kernel temporal --depth 4 --no-graphs > "$out/ncu-temporal.txt" 2>&1
+  ncu --clock-control none $sections --kernel-name regex:planes3d --launch-skip 3 --launch-count 1 \
+    $build/strata run heat3d -n 512 --steps 6 --backend cuda --precision fp32 --kernel vec --no-graphs > "$out/ncu-vec.txt" 2>&1
+  for f in "$out"/ncu-*.txt; do
+    echo "== $f"; grep -E "Duration|Throughput|Pipe|Issue Slots|Issued Ipc|Executed Ipc|Achieved Occupancy|Theoretical Occupancy|Registers|Stall|Warp Cycles|L2 Hit|Mem Busy|Max Bandwidth|Block Limit|OPT" "$f" | sed 's/^ *//' | cut -c1-140 | head -45
   done
 fi

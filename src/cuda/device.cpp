@@ -46,7 +46,7 @@ std::string default_kernel(std::string_view model, std::int64_t cells, bool box_
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
-    if (model == "apf") return "multi4";
+    if (model == "apf") return "temporal";  // 2x multi4 at depth 4 (fp32 and fp64, 8192^2)
     return box_stencil ? "async" : "vec";
 }
 

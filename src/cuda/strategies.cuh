@@ -106,13 +106,13 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
-template <class Model, int BX, int BY, int CX, int CY>
+template <class Model, int BX, int BY, int CX, int CY, int MinBlocks>
 void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                        const DevGrid& g, int depth, cudaStream_t s) {
     using Tile = TemporalTile2d<BX, BY, CX, CY>;
     const dim3 blocks(blocks_for(g.nx, Tile::out_w(depth)), blocks_for(g.ny, Tile::out_h(depth)));
-    temporal2d_prepare<Model, BX, BY, CX, CY>();
-    temporal2d<Model, BX, BY, CX, CY>
+    temporal2d_prepare<Model, BX, BY, CX, CY, MinBlocks>();
+    temporal2d<Model, BX, BY, CX, CY, MinBlocks>
         <<<blocks, dim3(BX, BY), temporal2d_smem_bytes<Model, BX, BY, CX, CY>(), s>>>(m, rd, wr, g, depth);
     STRATA_CUDA_CHECK_LAUNCH();
 }
@@ -125,6 +125,16 @@ double temporal2d_bytes(const DevGrid& g, int depth) {
     return (read + written) / (double(g.nx) * g.ny * depth);
 }
 
+template <class Model, int BX, int BY, int CX, int CY, int MinBlocks>
+Strategy<Model> temporal_strategy(std::string_view name) {
+    Strategy<Model> t{std::string(name)};
+    t.fused = launch_temporal2d<Model, BX, BY, CX, CY, MinBlocks>;
+    t.fused_bytes = temporal2d_bytes<Model, BX, BY, CX, CY>;
+    t.max_depth = TemporalTile2d<BX, BY, CX, CY>::max_depth;
+    t.default_depth = kDefaultDepth2d;
+    return t;
+}
+
 // The kernels of the strategies in strategy_names.hpp, entry by entry.
 template <class Model>
 std::vector<Strategy<Model>> strategies() {
@@ -135,14 +145,11 @@ std::vector<Strategy<Model>> strategies() {
                    launch_rows2d<Model, 128, 2>, launch_rows2d<Model, 128, 4>};
         for (std::size_t i = 0; i < kernels.size(); ++i)
             out.push_back({std::string(kStrategies2d[i].name), kernels[i]});
-        // 64 x 64-cell tiles (2 x 8 cells per thread), two of them: 32 KB (fp32) or 64 KB (fp64).
-        using Tile = TemporalTile2d<32, 8, 2, 8>;
-        Strategy<Model> t{std::string(kStrategies2d[kernels.size()].name)};
-        t.fused = launch_temporal2d<Model, 32, 8, 2, 8>;
-        t.fused_bytes = temporal2d_bytes<Model, 32, 8, 2, 8>;
-        t.max_depth = Tile::max_depth;
-        t.default_depth = kDefaultDepth2d;
-        out.push_back(t);
+        // 64 x 64-cell tiles, 512 threads of 2 x 4 cells, two blocks per SM. Measured on an H100 at
+        // 8192^2 against 64x64 tiles of 256 threads (2 x 8 cells; 3 blocks per SM: equal in fp32,
+        // 1.7x slower in fp64, which spilled), 128x64 tiles (25% slower) and 64x32 tiles (equal at
+        // depth 3-4, slower deeper).
+        out.push_back(temporal_strategy<Model, 32, 16, 2, 4, 2>(kStrategies2d[5].name));
     } else {
         // Two planes in flight (D) keep enough bytes in flight per SM. Box stencils keep three
         // plane sums per cell instead of one, so their wide variants keep one plane in flight, or

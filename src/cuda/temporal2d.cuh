@@ -13,11 +13,15 @@
 // at its mirror image inside the domain, which lies in the same tile (grid.cuh's load_index).
 // Only blocks that touch the boundary pay for that index arithmetic (a block-uniform branch).
 //
-// Threads own fixed cells: thread (tx, ty) owns columns tx + i BX and rows ty + j BY, so a warp
-// reads 32 consecutive words of one tile row (no bank conflicts) and each cell's pointwise state
-// lives in one thread's registers for the whole pass. The tile is double-buffered in shared
-// memory: step s reads one buffer and writes the other, so one barrier per step suffices (the
-// new tile is complete before anyone reads it; nobody writes the buffer being read).
+// Threads own fixed cells: thread (tx, ty) owns columns tx + i BX and the CY consecutive rows
+// from ty CY, so a warp reads 32 consecutive words of one tile row (no bank conflicts) and each
+// cell's pointwise state and latest value live in one thread's registers for the whole pass:
+// the vertical neighbours come from registers, except at the ends of a thread's rows. Shared
+// memory holds the tile twice: step s reads one copy and writes the other, so one barrier per
+// step suffices (the new tile is complete before anyone reads it; nobody writes the copy being
+// read). A cell's liveness is the smaller of its row's and its column's distance to the tile
+// edge (or -1 outside the domain), so the per-step test is two comparisons, and the row's part
+// is the same for the whole warp.
 #include "check.hpp"
 #include "grid.cuh"
 
@@ -35,28 +39,43 @@ struct TemporalTile2d {
 template <class Model, int BX, int BY, int CX, int CY, bool Edge>
 __device__ __forceinline__ const typename Model::value_type* temporal2d_steps(
     const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
-    typename Model::Point (&p)[CY][CX], const DevGrid& g, int x0, int y0, int depth) {
+    typename Model::value_type (&ev)[CY][CX], typename Model::Point (&p)[CY][CX], const int (&dx)[CX],
+    const int (&dy)[CY], const DevGrid& g, int x0, int y0, int depth) {
+    using T = typename Model::value_type;
     using Tile = TemporalTile2d<BX, BY, CX, CY>;
     constexpr int TW = Tile::TW, TH = Tile::TH;
-    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int tx = threadIdx.x, ty = threadIdx.y, row0 = ty * CY;
     for (int s = 1; s <= depth; ++s) {
 #pragma unroll
-        for (int j = 0; j < CY; ++j)
+        for (int i = 0; i < CX; ++i) {
+            const int sx = tx + i * BX;
+            const bool col_live = s <= dx[i];
+            // The rows just above and below this thread's rows (clamped: read, never used, at the
+            // tile's edge rows, which are never live).
+            T up = cur[max(row0 - 1, 0) * TW + sx];
+            const T below = cur[min(row0 + CY, TH - 1) * TW + sx];
 #pragma unroll
-            for (int i = 0; i < CX; ++i) {
-                const int sx = tx + i * BX, sy = ty + j * BY;
-                // Exact after this step: at least s cells from the tile's edge (inside the domain).
-                if (sx < s || sx >= TW - s || sy < s || sy >= TH - s) continue;
-                const int gx = x0 + sx, gy = y0 + sy;
-                if (Edge && (gx < 0 || gy < 0 || gx >= g.nx || gy >= g.ny)) continue;
-                auto nb = [&](int di, int dj) {
-                    if constexpr (Edge)
-                        return cur[(load_index<true>(gy + dj, g.ny) - y0) * TW + load_index<true>(gx + di, g.nx) - x0];
-                    else
-                        return cur[(sy + dj) * TW + sx + di];
-                };
-                m.update(nb, nxt[sy * TW + sx], p[j][i]);
+            for (int j = 0; j < CY; ++j) {
+                const int sy = row0 + j;
+                const T old = ev[j][i];
+                const T down = j + 1 < CY ? ev[j + 1][i] : below;
+                if (s <= dy[j] && col_live) {
+                    const int gx = x0 + sx, gy = y0 + sy;
+                    auto nb = [&](int di, int dj) {
+                        if constexpr (Edge)  // mirror images inside the domain, from the tile
+                            return cur[(load_index<true>(gy + dj, g.ny) - y0) * TW + load_index<true>(gx + di, g.nx) -
+                                       x0];
+                        else
+                            return dj < 0 ? up : dj > 0 ? down : di == 0 ? old : cur[sy * TW + sx + di];
+                    };
+                    T en;
+                    m.update(nb, en, p[j][i]);
+                    ev[j][i] = en;
+                    nxt[sy * TW + sx] = en;
+                }
+                up = old;
             }
+        }
         __syncthreads();
         auto* t = cur;
         cur = nxt;
@@ -68,8 +87,8 @@ __device__ __forceinline__ const typename Model::value_type* temporal2d_steps(
 // `rd` supplies the old state (in, and the pointwise state), `wr` receives the new one (out, and
 // the pointwise state): the two must not alias, since neighbouring tiles read what this one
 // overwrites. Dynamic shared memory: two TW x TH tiles.
-template <class Model, int BX, int BY, int CX, int CY>
-__global__ void __launch_bounds__(BX* BY) temporal2d(const Model m, const typename Model::Fields rd,
+template <class Model, int BX, int BY, int CX, int CY, int MinBlocks>
+__global__ void __launch_bounds__(BX* BY, MinBlocks) temporal2d(const Model m, const typename Model::Fields rd,
                                                      const typename Model::Fields wr, const DevGrid g,
                                                      const int depth) {
     using T = typename Model::value_type;
@@ -80,29 +99,44 @@ __global__ void __launch_bounds__(BX* BY) temporal2d(const Model m, const typena
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int x0 = blockIdx.x * Tile::out_w(depth) - depth, y0 = blockIdx.y * Tile::out_h(depth) - depth;
 
+    T ev[CY][CX];
     typename Model::Point p[CY][CX];
+    int dx[CX], dy[CY];  // distance to the tile's edge, -1 outside the domain
+#pragma unroll
+    for (int i = 0; i < CX; ++i) {
+        const int sx = tx + i * BX, gx = x0 + sx;
+        dx[i] = gx >= 0 && gx < g.nx ? min(sx, TW - 1 - sx) : -1;
+    }
+#pragma unroll
+    for (int j = 0; j < CY; ++j) {
+        const int sy = ty * CY + j, gy = y0 + sy;
+        dy[j] = gy >= 0 && gy < g.ny ? min(sy, TH - 1 - sy) : -1;
+    }
 #pragma unroll
     for (int j = 0; j < CY; ++j)
 #pragma unroll
         for (int i = 0; i < CX; ++i) {
-            const int sx = tx + i * BX, sy = ty + j * BY;
+            const int sx = tx + i * BX, sy = ty * CY + j;
             // Cells outside the domain are loaded clamped and never used.
             const std::int64_t c = g.at(min(max(x0 + sx, 0), g.nx - 1), min(max(y0 + sy, 0), g.ny - 1));
-            tiles[sy * TW + sx] = rd.in[c];
+            ev[j][i] = rd.in[c];
+            tiles[sy * TW + sx] = ev[j][i];
             p[j][i] = m.load_point(rd, c);
         }
     __syncthreads();
     const bool edge = x0 < 1 || y0 < 1 || x0 + TW > g.nx - 1 || y0 + TH > g.ny - 1;
-    const T* e = edge ? temporal2d_steps<Model, BX, BY, CX, CY, true>(m, tiles, tiles + TW * TH, p, g, x0, y0, depth)
-                      : temporal2d_steps<Model, BX, BY, CX, CY, false>(m, tiles, tiles + TW * TH, p, g, x0, y0, depth);
+    T* const a = tiles;
+    T* const b = tiles + TW * TH;
+    const T* e = edge ? temporal2d_steps<Model, BX, BY, CX, CY, true>(m, a, b, ev, p, dx, dy, g, x0, y0, depth)
+                      : temporal2d_steps<Model, BX, BY, CX, CY, false>(m, a, b, ev, p, dx, dy, g, x0, y0, depth);
 
 #pragma unroll
     for (int j = 0; j < CY; ++j)
 #pragma unroll
         for (int i = 0; i < CX; ++i) {
-            const int sx = tx + i * BX, sy = ty + j * BY, gx = x0 + sx, gy = y0 + sy;
-            const bool out = sx >= depth && sx < TW - depth && sy >= depth && sy < TH - depth;
-            if (out && gx < g.nx && gy < g.ny) m.write(e[sy * TW + sx], p[j][i], wr, g.at(gx, gy));
+            const int sx = tx + i * BX, sy = ty * CY + j;
+            if (dx[i] >= depth && dy[j] >= depth)
+                m.write(e[sy * TW + sx], p[j][i], wr, g.at(x0 + sx, y0 + sy));
         }
 }
 
@@ -112,10 +146,10 @@ constexpr std::size_t temporal2d_smem_bytes() {
 }
 
 // Raises the kernel's dynamic shared memory limit once (past 48 KB needs the opt-in).
-template <class Model, int BX, int BY, int CX, int CY>
+template <class Model, int BX, int BY, int CX, int CY, int MinBlocks>
 void temporal2d_prepare() {
     static const bool done = [] {
-        STRATA_CUDA_CHECK(cudaFuncSetAttribute(temporal2d<Model, BX, BY, CX, CY>,
+        STRATA_CUDA_CHECK(cudaFuncSetAttribute(temporal2d<Model, BX, BY, CX, CY, MinBlocks>,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                int(temporal2d_smem_bytes<Model, BX, BY, CX, CY>())));
         return true;
