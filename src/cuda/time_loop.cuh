@@ -137,9 +137,12 @@ public:
 
 protected:
     virtual typename Model::Fields step_fields() const = 0;
+    // Runs after each update, before the swap (out_ holds the new state): sources, receivers.
+    virtual void after_update() {}
 
     void step() {
         strategy_.launch(model_, step_fields(), in_.grid(), knobs_, stream_.get());
+        after_update();
         std::swap(in_, out_);
         odd_ = !odd_;
     }
