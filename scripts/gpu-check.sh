@@ -32,6 +32,7 @@ if [[ $what == bench || $what == all ]]; then
   for s in 7pt 19pt 27pt; do
     bench heat3d --stencil $s --precision fp32,fp64 --json "$out/json/heat-$s.json"
   done
+  bench wave3d --precision fp32,fp64 --json "$out/json/wave.json"
   bench apf -n 256 --precision fp32 --graphs both --depth 4,16 --json "$out/json/apf-256.json"
 fi
 if [[ $what == profile ]]; then  # DRAM traffic and occupancy of the streaming kernels (ncu)

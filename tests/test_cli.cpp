@@ -117,6 +117,33 @@ TEST(Cli, RejectsBadHeatInput) {
     expect_clear_error({"run", "heat3d", "--steps", "-1"}, "--steps");
     expect_clear_error({"run", "heat3d", "--safety", "1.5"}, "--safety");
 }
+TEST(Cli, RunsWave3dAndWritesTheTraces) {
+    const auto dir = std::filesystem::temp_directory_path() / "strata_test_wave_out";
+    std::filesystem::remove_all(dir);
+    const CliResult r = cli({"run", "wave3d", "-n", "24", "--steps", "30", "--backend", "omp", "--receiver-line",
+                             "0.1,0.5,0.5,0.9,0.5,0.5,5", "--source", "0.5,0.5,0.5,12000", "--out", dir.string()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("energy"), std::string::npos);
+    EXPECT_NE(r.out.find("warning: source f0 = 12000"), std::string::npos) << r.out;  // 1.2 points per wavelength
+    EXPECT_EQ(std::filesystem::file_size(dir / "traces.bin"), 30u * 5 * sizeof(float));
+    std::ifstream header(dir / "traces.json");
+    const auto j = nlohmann::json::parse(header);
+    EXPECT_EQ(j["steps"], 30);
+    EXPECT_EQ(j["receivers"], 5);
+    EXPECT_TRUE(std::filesystem::exists(dir / "seismogram.png"));
+    std::filesystem::remove_all(dir);
+}
+TEST(Cli, RejectsBadWaveInput) {
+    expect_clear_error({"run", "wave3d", "-n", "8"}, "at least 9");
+    expect_clear_error({"run", "wave3d", "-n", "20", "--sponge", "9"}, "too small for a sponge");
+    expect_clear_error({"run", "wave3d", "-n", "16", "--source", "0.5,0.5,1.5"}, "outside the domain");
+    expect_clear_error({"run", "wave3d", "-n", "16", "--receiver-line", "0,0,0,2,0,0,4"}, "outside the domain");
+    expect_clear_error({"run", "wave3d", "-n", "16", "--source", "0.5,0.5"}, "--source");
+    expect_clear_error({"run", "wave3d", "-n", "16", "--dt", "1"}, "unstable");
+    expect_clear_error({"run", "wave3d", "-n", "16", "--velocity", "layered:1500"}, "bad velocity");
+    expect_clear_error({"run", "wave3d", "-n", "16", "--velocity-file", "/nonexistent/v.bin"}, "/nonexistent/v.bin");
+    expect_clear_error({"run", "wave3d", "-n", "16", "--receivers", "/nonexistent/r.txt"}, "/nonexistent/r.txt");
+}
 TEST(Cli, RequiresASubcommand) {
     const CliResult r = cli({});
     EXPECT_NE(r.code, 0);

@@ -10,6 +10,7 @@
 #include "strata/core/types.hpp"
 #include "strata/models/aliev_panfilov.hpp"
 #include "strata/models/heat3d.hpp"
+#include "strata/models/wave3d.hpp"
 
 namespace strata {
 
@@ -60,6 +61,19 @@ public:
     virtual double timed_advance_ms(std::int64_t steps);
 };
 
+template <class T>
+class WaveEngine {
+public:
+    virtual ~WaveEngine() = default;
+    virtual void advance(std::int64_t steps) = 0;
+    virtual WaveState<T> state() = 0;     // p^n and p^{n-1}, copied to the host
+    virtual std::vector<T> traces() = 0;  // the recorded steps x receivers, row-major
+    virtual std::string kernel() const = 0;
+    virtual KernelInfo kernel_info() const { return {kernel(), 1, Wave3D<T>::min_bytes_per_cell}; }
+    virtual void synchronize() {}
+    virtual double timed_advance_ms(std::int64_t steps);
+};
+
 // `initial` may be null: the engine then builds the model's own initial state (on the device
 // for CUDA). Throws UsageError for an unknown kernel, Error when the backend is unavailable.
 template <class T>
@@ -70,6 +84,11 @@ template <class T>
 std::unique_ptr<HeatEngine<T>> make_heat_engine(Backend backend, const HeatParams& params,
                                                 const HostField<T>* initial,
                                                 const EngineOptions& options = {});
+
+// A null `initial` starts from rest (p = 0): only the sources make waves.
+template <class T>
+std::unique_ptr<WaveEngine<T>> make_wave_engine(Backend backend, const WaveProblem<T>& problem,
+                                                const WaveState<T>* initial, const EngineOptions& options = {});
 
 // CUDA devices this process can use: 0 without a GPU, a driver, or a CUDA build.
 int cuda_device_count();

@@ -4,6 +4,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -45,14 +46,39 @@ struct HeatRunOptions {
     std::string json_path;
 };
 
+struct WaveRunOptions {
+    int n = 128;             // points per side, unless nx/ny/nz say otherwise
+    int nx = 0, ny = 0, nz = 0;
+    std::int64_t steps = 500;
+    double extent = 1;       // L: the box spans [0, L] along x; h = L / (nx - 1)
+    std::string velocity = "1500";
+    std::string velocity_file;
+    double safety = 0.5;     // dt = safety x the CFL bound, unless dt is given
+    double dt = 0;
+    int sponge = -1;         // cells per face; -1: min(16, n / 8)
+    std::vector<std::string> sources;  // "x,y,z[,f0]"; none: one at the centre
+    std::string receivers_file;        // one "x,y,z" per line
+    std::string receiver_line;         // "x0,y0,z0,x1,y1,z1,count"
+    std::string out_dir = ".";
+    Precision precision = Precision::fp32;
+    Backend backend = Backend::cpu;
+    std::string kernel;
+    bool graphs = true;
+    int chunk = 0;
+    int depth = 0;
+    std::string json_path;
+};
+
 // Throw UsageError naming the first bad option.
 void validate(const ApfRunOptions& o);
 void validate(const HeatRunOptions& o);
+void validate(const WaveRunOptions& o);
 
 // Run, print the text report to `out`, return the same report as JSON (also written to
 // o.json_path when set).
 nlohmann::json run_apf(const ApfRunOptions& o, std::ostream& out);
 nlohmann::json run_heat3d(const HeatRunOptions& o, std::ostream& out);
+nlohmann::json run_wave3d(const WaveRunOptions& o, std::ostream& out);
 
 // The whole command line: `strata run apf ...`, `strata info`, ... Returns the exit code.
 int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

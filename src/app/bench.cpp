@@ -20,8 +20,10 @@
 namespace strata::app {
 
 void validate(const BenchOptions& o) {
-    if (o.model != "apf" && o.model != "heat3d") throw UsageError("unknown model '" + o.model + "' (apf or heat3d)");
-    if (o.n < 0 || (o.n > 0 && o.n < (o.model == "apf" ? 26 : 3))) throw UsageError("-n is too small for " + o.model);
+    if (o.model != "apf" && o.model != "heat3d" && o.model != "wave3d")
+        throw UsageError("unknown model '" + o.model + "' (apf, heat3d or wave3d)");
+    const int n_min = o.model == "apf" ? 26 : o.model == "wave3d" ? 9 : 3;
+    if (o.n < 0 || (o.n > 0 && o.n < n_min)) throw UsageError("-n is too small for " + o.model);
     if (o.steps < 0) throw UsageError("--steps must be >= 1 (or 0: one captured graph's worth)");
     for (int d : o.depths)
         if (d < 1) throw UsageError("--depth must be >= 1");
@@ -135,9 +137,48 @@ std::vector<Row> bench_heat(const BenchOptions& o, double copy_gbs) {
         });
 }
 
+// A random p^n and p^{n-1} (ghosts at 0: Dirichlet) in a constant-velocity box with its sponge;
+// no sources or receivers, so the rows time the stencil alone.
+template <class T>
+std::vector<Row> bench_wave(const BenchOptions& o, double copy_gbs) {
+    auto problem = [](int nx, int ny, int nz) {
+        const std::vector<float> v(std::size_t(nx) * ny * nz, 1500.0f);
+        WaveProblem<T> pr;
+        pr.params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, std::min(16, std::min({nx, ny, nz}) / 8));
+        pr.vdt2 = wave_vdt2<T>(pr.params, v);
+        return pr;
+    };
+    auto random_state = [](const Extent& e, std::uint64_t seed) {
+        WaveState<T> s{HostField<T>(e), HostField<T>(e)};
+        fill_random(s.p, seed, -1.0, 1.0);
+        fill_random(s.prev, seed + 1, -1.0, 1.0);
+        zero_ghosts(s.p);
+        zero_ghosts(s.prev);
+        return s;
+    };
+    const int n = o.n > 0 ? o.n : 512;
+    const WaveProblem<T> p = problem(n, n, n);
+    const WaveState<T> init = random_state(p.params.extent3(), 7);
+    const WaveProblem<T> pc = problem(67, 45, 33);
+    const WaveState<T> check = random_state(pc.params.extent3(), 8);
+    auto ref = make_wave_engine<T>(Backend::omp, pc, &check);
+    ref->advance(kCheckSteps);
+    const HostField<T> ref_p = ref->state().p;
+    using Model = Wave3D<T>;
+    return bench_kernels(
+        o, "wave3d", double(p.params.extent3().cells()), Model::flops_per_cell, Model::min_bytes_per_cell, copy_gbs,
+        [&](const EngineOptions& eo) { return make_wave_engine<T>(o.backend, p, &init, eo); },
+        [&](const EngineOptions& eo) {
+            auto c = make_wave_engine<T>(o.backend, pc, &check, eo);
+            c->advance(kCheckSteps);
+            return max_relative_error(c->state().p, ref_p);
+        });
+}
+
 template <class T>
 std::vector<Row> bench_precision(const BenchOptions& o, double copy_gbs) {
     if (o.model == "apf") return bench_apf<T>(o, copy_gbs);
+    if (o.model == "wave3d") return bench_wave<T>(o, copy_gbs);
     switch (o.stencil) {
         case HeatStencil::p7: return bench_heat<T, HeatStencil::p7>(o, copy_gbs);
         case HeatStencil::p19: return bench_heat<T, HeatStencil::p19>(o, copy_gbs);
@@ -171,6 +212,8 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
     char buf[512];
     if (o.model == "apf")
         std::snprintf(buf, sizeof buf, "apf n=%d (%d x %d points)", n, n + 1, n + 1);
+    else if (o.model == "wave3d")
+        std::snprintf(buf, sizeof buf, "wave3d 8th order %d^3", n);
     else
         std::snprintf(buf, sizeof buf, "heat3d %s %d^3", std::string(to_string(o.stencil)).c_str(), n);
     const std::string problem = buf;

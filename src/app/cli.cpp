@@ -31,6 +31,17 @@ constexpr const char* kHeatHelp =
     "  strata run heat3d -n 128 --steps 200\n"
     "  strata run heat3d -n 512 --steps 100 --stencil 27pt --backend cuda --precision fp32";
 
+constexpr const char* kWaveHelp =
+    "3D acoustic waves p_tt = v^2 lap(p) + sources: leapfrog in time, the 25-point 8th-order\n"
+    "Laplacian, Ricker point sources, receivers recorded every step, and a sponge layer on every\n"
+    "face. Positions are physical, in the box [0, L] along x (h = L / (nx - 1)). Traces go to\n"
+    "--out as traces.bin (float32, steps x receivers), traces.json and seismogram.png.\n\n"
+    "Examples:\n"
+    "  strata run wave3d -n 128 --steps 400 --receiver-line 0.1,0.5,0.3,0.9,0.5,0.3,64\n"
+    "  strata run wave3d -n 256 --velocity layered:1500,2500@0.5 --source 0.5,0.5,0.2,30 \\\n"
+    "      --receivers recv.txt --out shot1 --backend cuda\n"
+    "  strata run wave3d --nx 200 --ny 100 --nz 100 --extent 2000 --velocity-file vp.bin --sponge 20";
+
 void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std::string& kernel,
                 std::string& json, bool& no_graphs, int& chunk, int& depth) {
     cmd->add_option("--precision", precision, "Field precision: fp32 or fp64")->capture_default_str();
@@ -110,6 +121,32 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         ->capture_default_str();
     add_common(heat_cmd, heat_precision, heat_backend, heat.kernel, heat.json_path, heat_no_graphs, heat.chunk, heat.depth);
 
+    WaveRunOptions wave;
+    std::string wave_precision = "fp32", wave_backend = "cpu";
+    bool wave_no_graphs = false;
+    auto* wave_cmd = run->add_subcommand("wave3d", "3D acoustic waves (8th order, sources, receivers, sponge)");
+    wave_cmd->footer(kWaveHelp);
+    wave_cmd->add_option("-n", wave.n, "Points per side (the grid is n^3)")->capture_default_str();
+    wave_cmd->add_option("--nx", wave.nx, "Points along x (default n)")->check(CLI::PositiveNumber);
+    wave_cmd->add_option("--ny", wave.ny, "Points along y (default n)")->check(CLI::PositiveNumber);
+    wave_cmd->add_option("--nz", wave.nz, "Points along z (default n)")->check(CLI::PositiveNumber);
+    wave_cmd->add_option("--steps", wave.steps, "Time steps")->capture_default_str();
+    wave_cmd->add_option("--extent", wave.extent, "L: the box's length along x")->capture_default_str();
+    wave_cmd->add_option("--velocity", wave.velocity, "V (constant) or layered:V1,V2@F (V2 below depth F of z)")
+        ->capture_default_str();
+    wave_cmd->add_option("--velocity-file", wave.velocity_file, "Raw float32 velocities, nx*ny*nz, x fastest");
+    wave_cmd->add_option("--safety", wave.safety, "dt as a fraction of the CFL bound, in (0, 1]")
+        ->capture_default_str();
+    wave_cmd->add_option("--dt", wave.dt, "Time step (an error above the CFL bound)");
+    wave_cmd->add_option("--sponge", wave.sponge, "Sponge width in cells on each face (default min(16, n/8))")
+        ->check(CLI::NonNegativeNumber);
+    wave_cmd->add_option("--source", wave.sources, "A Ricker point source x,y,z[,f0] (repeatable; default: centre)");
+    wave_cmd->add_option("--receivers", wave.receivers_file, "A file of receivers, one x,y,z per line");
+    wave_cmd->add_option("--receiver-line", wave.receiver_line, "count receivers from (x0,y0,z0) to (x1,y1,z1): "
+                                                                "x0,y0,z0,x1,y1,z1,count");
+    wave_cmd->add_option("--out", wave.out_dir, "Directory for the traces")->capture_default_str();
+    add_common(wave_cmd, wave_precision, wave_backend, wave.kernel, wave.json_path, wave_no_graphs, wave.chunk, wave.depth);
+
     app::BenchOptions bench;
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
                 bench_graphs = "on";
@@ -124,7 +161,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         "  strata bench heat3d --stencil 27pt --precision fp32,fp64\n"
         "  strata bench apf -n 256 --kernels planes --graphs both\n"
         "  strata bench apf --kernels multi4,temporal --depth 2,4,8");
-    bench_cmd->add_option("model", bench.model, "apf or heat3d")->required();
+    bench_cmd->add_option("model", bench.model, "apf, heat3d or wave3d")->required();
     bench_cmd->add_option("-n", bench.n, "Problem size (default 8192 for apf, 512 for heat3d)");
     bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt")->capture_default_str();
     bench_cmd->add_option("--precision", bench_precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
@@ -165,6 +202,15 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
                 return 0;
             }
             run_heat3d(heat, out);
+        } else if (*wave_cmd) {
+            wave.graphs = !wave_no_graphs;
+            wave.precision = parse_precision(wave_precision);
+            wave.backend = parse_backend(wave_backend);
+            if (wave.kernel == "list") {
+                print_kernels(out, wave.backend, "wave3d");
+                return 0;
+            }
+            run_wave3d(wave, out);
         } else if (*bench_cmd) {
             bench.precisions.clear();
             for (const auto& p : split_list(bench_precision)) bench.precisions.push_back(parse_precision(p));

@@ -45,10 +45,16 @@ template <class T>
 double HeatEngine<T>::timed_advance_ms(std::int64_t steps) {
     return wall_ms(*this, steps);
 }
+template <class T>
+double WaveEngine<T>::timed_advance_ms(std::int64_t steps) {
+    return wall_ms(*this, steps);
+}
 template class ApfEngine<float>;
 template class ApfEngine<double>;
 template class HeatEngine<float>;
 template class HeatEngine<double>;
+template class WaveEngine<float>;
+template class WaveEngine<double>;
 
 template <class T>
 std::unique_ptr<ApfEngine<T>> make_apf_engine(Backend backend, const ApfParams& params,
@@ -78,6 +84,22 @@ std::unique_ptr<HeatEngine<T>> make_heat_engine(Backend backend, const HeatParam
     check_cpu_kernel(backend, options);
     return cpu::make_heat_engine<T>(backend == Backend::omp, params,
                                     initial ? *initial : heat_initial_state<T>(params));
+}
+
+template <class T>
+std::unique_ptr<WaveEngine<T>> make_wave_engine(Backend backend, const WaveProblem<T>& problem,
+                                                const WaveState<T>* initial, const EngineOptions& options) {
+    if (backend == Backend::cuda) {
+#ifdef STRATA_HAVE_CUDA
+        return cuda::make_wave_engine<T>(problem, initial, options);
+#else
+        no_cuda();
+#endif
+    }
+    check_cpu_kernel(backend, options);
+    const Extent e = problem.params.extent3();
+    return cpu::make_wave_engine<T>(backend == Backend::omp, problem,
+                                    initial ? *initial : WaveState<T>{HostField<T>(e), HostField<T>(e)});
 }
 
 int cuda_device_count() {
@@ -113,5 +135,7 @@ template std::unique_ptr<ApfEngine<float>> make_apf_engine(Backend, const ApfPar
 template std::unique_ptr<ApfEngine<double>> make_apf_engine(Backend, const ApfParams&, const ApfFields<double>*, const EngineOptions&);
 template std::unique_ptr<HeatEngine<float>> make_heat_engine(Backend, const HeatParams&, const HostField<float>*, const EngineOptions&);
 template std::unique_ptr<HeatEngine<double>> make_heat_engine(Backend, const HeatParams&, const HostField<double>*, const EngineOptions&);
+template std::unique_ptr<WaveEngine<float>> make_wave_engine(Backend, const WaveProblem<float>&, const WaveState<float>*, const EngineOptions&);
+template std::unique_ptr<WaveEngine<double>> make_wave_engine(Backend, const WaveProblem<double>&, const WaveState<double>*, const EngineOptions&);
 
 }  // namespace strata

@@ -107,6 +107,59 @@ std::unique_ptr<HeatEngine<T>> make_heat(const HeatParams& p, HostField<T> u0) {
     throw Error("unknown heat stencil");
 }
 
+// Leapfrog with p^{n+1} written over p^{n-1} (see Wave3D), then the sources added and the
+// receivers sampled, in the order the CUDA engine does it.
+template <class T, bool Parallel>
+class WaveCpuEngine final : public WaveEngine<T> {
+public:
+    WaveCpuEngine(const WaveProblem<T>& p, WaveState<T> initial)
+        : problem_(p), model_(p.params), p_(std::move(initial.p)), prev_(std::move(initial.prev)) {}
+
+    void advance(std::int64_t steps) override {
+        for (std::int64_t s = 0; s < steps; ++s) step();
+    }
+    WaveState<T> state() override { return {p_, prev_}; }
+    std::vector<T> traces() override { return traces_; }
+    std::string kernel() const override { return Parallel ? "omp" : "cpu"; }
+
+private:
+    void step() {
+        const Extent ext = p_.extent;
+        const std::int64_t px = ext.px(), pxy = ext.px() * ext.py();
+        const typename Wave3D<T>::Fields f{p_.ptr(), prev_.ptr(), problem_.vdt2.ptr()};
+        const Wave3D<T> model = model_;
+        auto plane = [=](int k) {
+            for (int j = 0; j < ext.ny; ++j) {
+                const std::int64_t base = ext.index(0, j, k);
+#pragma omp simd
+                for (int i = 0; i < ext.nx; ++i) {
+                    const T* c = f.in + base + i;
+                    auto nb = [c, px, pxy](int di, int dj, int dk) { return c[di + dj * px + dk * pxy]; };
+                    model.store(nb, f, i, j, k, base + i);
+                }
+            }
+        };
+        if constexpr (Parallel) {
+#pragma omp parallel for schedule(static)
+            for (int k = 0; k < ext.nz; ++k) plane(k);
+        } else {
+            for (int k = 0; k < ext.nz; ++k) plane(k);
+        }
+        const double t = double(step_) * problem_.params.dt;
+        for (const GridSource& s : problem_.sources) prev_.at(s.at.i, s.at.j, s.at.k) += T(s.scale * ricker(t, s.f0));
+        if (step_ < problem_.record_steps)
+            for (const GridPoint& r : problem_.receivers) traces_.push_back(prev_.at(r.i, r.j, r.k));
+        ++step_;
+        std::swap(p_, prev_);  // p^{n+1} was written over p^{n-1}
+    }
+
+    WaveProblem<T> problem_;
+    Wave3D<T> model_;
+    HostField<T> p_, prev_;
+    std::vector<T> traces_;
+    std::int64_t step_ = 0;
+};
+
 }  // namespace
 
 template <class T>
@@ -121,9 +174,17 @@ std::unique_ptr<HeatEngine<T>> make_heat_engine(bool parallel, const HeatParams&
     return make_heat<T, false>(p, std::move(initial));
 }
 
+template <class T>
+std::unique_ptr<WaveEngine<T>> make_wave_engine(bool parallel, const WaveProblem<T>& p, WaveState<T> initial) {
+    if (parallel) return std::make_unique<WaveCpuEngine<T, true>>(p, std::move(initial));
+    return std::make_unique<WaveCpuEngine<T, false>>(p, std::move(initial));
+}
+
 template std::unique_ptr<ApfEngine<float>> make_apf_engine(bool, const ApfParams&, ApfFields<float>);
 template std::unique_ptr<ApfEngine<double>> make_apf_engine(bool, const ApfParams&, ApfFields<double>);
 template std::unique_ptr<HeatEngine<float>> make_heat_engine(bool, const HeatParams&, HostField<float>);
 template std::unique_ptr<HeatEngine<double>> make_heat_engine(bool, const HeatParams&, HostField<double>);
+template std::unique_ptr<WaveEngine<float>> make_wave_engine(bool, const WaveProblem<float>&, WaveState<float>);
+template std::unique_ptr<WaveEngine<double>> make_wave_engine(bool, const WaveProblem<double>&, WaveState<double>);
 
 }  // namespace strata::cpu

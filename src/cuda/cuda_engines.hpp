@@ -17,6 +17,9 @@ std::unique_ptr<ApfEngine<T>> make_apf_engine(const ApfParams& p, const ApfField
 template <class T>
 std::unique_ptr<HeatEngine<T>> make_heat_engine(const HeatParams& p, const HostField<T>* initial,
                                                 const EngineOptions& o);
+template <class T>
+std::unique_ptr<WaveEngine<T>> make_wave_engine(const WaveProblem<T>& p, const WaveState<T>* initial,
+                                                const EngineOptions& o);
 
 std::vector<std::string> kernel_names(std::string_view model);
 std::string kernel_description(std::string_view model, std::string_view name);

@@ -30,6 +30,7 @@ std::vector<std::string> names_of(const std::array<StrategyDoc, N>& docs) {
 }  // namespace
 
 std::vector<std::string> kernel_names(std::string_view model) {
+    if (model == "wave3d") return names_of(kStrategiesWave);
     return model == "apf" ? names_of(kStrategies2d) : names_of(kStrategies3d);
 }
 
@@ -39,6 +40,7 @@ std::string kernel_description(std::string_view model, std::string_view name) {
             if (d.name == name) return std::string(d.what);
         return "";
     };
+    if (model == "wave3d") return find(kStrategiesWave);
     return model == "apf" ? find(kStrategies2d) : find(kStrategies3d);
 }
 
@@ -47,6 +49,7 @@ std::string default_kernel(std::string_view model, std::int64_t cells, bool box_
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
     if (model == "apf") return "temporal";  // 2x multi4 at depth 4 (fp32 and fp64, 8192^2)
+    if (model == "wave3d") return "planes";
     return box_stencil ? "async" : "vec";
 }
 

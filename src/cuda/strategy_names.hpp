@@ -29,4 +29,10 @@ inline constexpr std::array<StrategyDoc, 7> kStrategies3d{{
     {"async", "vec with cp.async: planes copied straight to a 4-stage shared-memory ring, 3 ahead"},
 }};
 
+// The radius-4 wave model (wave_strategies.cuh).
+inline constexpr std::array<StrategyDoc, 2> kStrategiesWave{{
+    {"naive", "one thread per cell, all 25 neighbours from global memory (32x4x2 blocks)"},
+    {"planes", "2.5D: 64x16 (fp32) tiles march along z, p at z-4..z+4 in a register queue, 16-byte accesses"},
+}};
+
 }  // namespace strata::cuda

@@ -152,6 +152,9 @@ protected:
     // place there, so a model with one keeps a second copy and swaps it with each pass.
     virtual std::pair<Fields, Fields> pass_fields() const { return {step_fields(), step_fields()}; }
     virtual void swap_point_state() {}
+    // Runs after each single-step update, before the swap (out_ holds the new state): sources,
+    // receivers. Temporal strategies are for models without such per-step work.
+    virtual void after_update() {}
     bool temporal() const { return strategy_.fused != nullptr; }
 
     void pass(int steps) {
@@ -161,6 +164,7 @@ protected:
             swap_point_state();
         } else {
             strategy_.launch(model_, step_fields(), in_.grid(), knobs_, stream_.get());
+            after_update();
         }
         std::swap(in_, out_);
         odd_ = !odd_;

@@ -1,0 +1,183 @@
+#pragma once
+// 3D acoustic waves p_tt = v^2 lap(p) + sources, leapfrog in time, the 25-point radius-4 star
+// Laplacian (8th-order central differences) in space, p = 0 on a ghost layer four cells wide, and
+// a sponge (damping) layer along every face that absorbs outgoing waves before they reach it.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/core/field.hpp"
+#include "strata/core/hd.hpp"
+
+namespace strata {
+
+// The 8th-order second-derivative weights c0..c4 (times 1/h^2 per axis).
+struct Laplacian8 {
+    static constexpr double c[5] = {-205.0 / 72.0, 8.0 / 5.0, -1.0 / 5.0, 8.0 / 315.0, -1.0 / 560.0};
+    // max over wavenumbers of |c0 + 2 sum c_k cos(k theta)|, reached at the Nyquist mode theta = pi,
+    // where the signs alternate: |c0| + 2 sum |c_k| = 6.5016 (per axis, times 1/h^2).
+    static constexpr double symbol_max = 205.0 / 72.0 + 2 * (8.0 / 5.0 + 1.0 / 5.0 + 8.0 / 315.0 + 1.0 / 560.0);
+};
+
+// The grid: nx*ny*nz points, spacing h = extent / (nx - 1), so the points span [0, extent] along x
+// and [0, (n-1) h] along y and z; point (i, j, k) sits at (i h, j h, k h).
+struct WaveParams {
+    int nx = 0, ny = 0, nz = 0;
+    double extent = 1;        // L: the box's length along x
+    double h = 0, dt = 0;
+    double v_min = 0, v_max = 0;
+    int sponge = 0;           // sponge width in cells on each face (0: reflecting walls)
+    double sponge_eta = 0;    // eta at the wall: the damping sigma * dt / 2 (see Wave3D::eta)
+
+    Extent extent3() const { return Extent{nx, ny, nz, 4, 3}; }
+    double length(int axis) const { return (axis == 0 ? nx - 1 : axis == 1 ? ny - 1 : nz - 1) * h; }
+    // Leapfrog is stable while (v dt / h)^2 * 3 * symbol_max <= 4.
+    static double dt_max(double h, double v_max);
+    // The damping at the wall for a sponge of `width` cells, from the PML estimate
+    // sigma_max = 3 v ln(1/R) / (2 width h) with a target reflection R = 1e-3.
+    static double sponge_eta_for(int width, double h, double dt, double v_max);
+};
+
+// The Ricker wavelet of peak frequency f0, delayed by t0 = 1.5 / f0 so it starts at ~0.
+STRATA_HD double ricker(double t, double f0);
+
+// One cell's update. The neighbourhood `u(di, dj, dk)` reads p^n; the cell also reads its own
+// p^{n-1} and writes p^{n+1} at the same index of the same buffer (`out`): each cell reads only
+// its own p^{n-1}, so the two p buffers plus vdt2 are all the memory, 16 bytes per cell in fp32.
+// The sponge is damping sigma p_t, centred in time: with eta = sigma dt / 2,
+//   p^{n+1} = (2 p^n - (1 - eta) p^{n-1} + vdt2 lap(p^n)) / (1 + eta),
+// eta computed from the cell's distance to the nearest face (no bytes), 0 outside the sponge.
+// Every backend sums the Laplacian in the order of `laplacian`, so they round alike.
+template <class T>
+struct Wave3D {
+    using value_type = T;
+    static constexpr int dims = 3;
+    static constexpr int radius = 4;
+    static constexpr bool star = true;
+    static constexpr bool mirror = false;
+    // 4 radii x (5 adds + mul + add), the centre's mul and add, then the leapfrog update (6)
+    static constexpr int flops_per_cell = 4 * 7 + 2 + 6;
+    static constexpr int min_bytes_per_cell = 4 * sizeof(T);  // read p, p_prev, vdt2; write p_next
+
+    struct Fields {
+        const T* in;     // p^n
+        T* out;          // p^{n-1} on entry, p^{n+1} on exit
+        const T* vdt2;   // (v dt / h)^2
+    };
+
+    T c0x3, c1, c2, c3, c4;  // c0 times 3 (the centre weight of all three axes together)
+    int nx, ny, nz, sponge;
+    T sponge_eta;
+
+    explicit Wave3D(const WaveParams& p)
+        : c0x3(T(3 * Laplacian8::c[0])),
+          c1(T(Laplacian8::c[1])),
+          c2(T(Laplacian8::c[2])),
+          c3(T(Laplacian8::c[3])),
+          c4(T(Laplacian8::c[4])),
+          nx(p.nx),
+          ny(p.ny),
+          nz(p.nz),
+          sponge(p.sponge),
+          sponge_eta(T(p.sponge_eta)) {}
+
+    // h^2 lap(p) at the cell.
+    template <class Nb>
+    STRATA_HD T laplacian(const Nb& u) const {
+        auto ring = [&](int r) {
+            return ((u(-r, 0, 0) + u(r, 0, 0)) + (u(0, -r, 0) + u(0, r, 0))) + (u(0, 0, -r) + u(0, 0, r));
+        };
+        return c0x3 * u(0, 0, 0) + c1 * ring(1) + c2 * ring(2) + c3 * ring(3) + c4 * ring(4);
+    }
+
+    // sigma dt / 2 at cell (i, j, k): eta_max ((w - d) / w)^2 at distance d < w from the nearest face.
+    STRATA_HD T eta(int i, int j, int k) const {
+        const int dx = i < nx - 1 - i ? i : nx - 1 - i, dy = j < ny - 1 - j ? j : ny - 1 - j;
+        const int dz = k < nz - 1 - k ? k : nz - 1 - k;
+        const int d = dx < dy ? (dx < dz ? dx : dz) : (dy < dz ? dy : dz);
+        if (d >= sponge) return T(0);
+        const T s = T(sponge - d) / T(sponge);
+        return sponge_eta * s * s;
+    }
+
+    STRATA_HD T update(T p, T prev, T vdt2, T lap, T eta) const {
+        const T undamped = T(2) * p - (T(1) - eta) * prev + vdt2 * lap;
+        return eta == T(0) ? undamped : undamped / (T(1) + eta);  // the same value, no division inside
+    }
+
+    template <class Nb>
+    STRATA_HD void store(const Nb& u, const Fields& f, int i, int j, int k, std::int64_t c) const {
+        f.out[c] = update(u(0, 0, 0), f.out[c], f.vdt2[c], laplacian(u), eta(i, j, k));
+    }
+};
+
+// A source or receiver snapped to its nearest grid point.
+struct GridPoint {
+    int i = 0, j = 0, k = 0;
+};
+struct GridSource {
+    GridPoint at;
+    double f0 = 0;
+    double scale = 0;  // (v dt)^2 / h^3 at the point: a unit point force, as vdt2 / h
+};
+
+// Everything an engine needs: the grid, (v dt / h)^2 per cell, sources, receivers, and how many
+// steps of traces to keep (steps beyond are run but not recorded).
+template <class T>
+struct WaveProblem {
+    WaveParams params;
+    HostField<T> vdt2;
+    std::vector<GridSource> sources;
+    std::vector<GridPoint> receivers;
+    std::int64_t record_steps = 0;
+};
+
+// The state after n steps: p^n and p^{n-1}.
+template <class T>
+struct WaveState {
+    HostField<T> p, prev;
+};
+
+// The velocity model: "1500" (constant), "layered:V1,V2@F" (V1 above depth F of the box along z,
+// V2 below), or, when `file` is set, nx*ny*nz raw float32 (x fastest). Throws UsageError on a bad
+// spec, an unreadable or wrong-size file, or a non-positive velocity.
+std::vector<float> wave_velocity(std::string_view spec, const std::string& file, int nx, int ny, int nz);
+
+// The grid point nearest the physical position (x, y, z); UsageError when it is outside the box.
+GridPoint wave_grid_point(const WaveParams& p, double x, double y, double z, std::string_view what);
+
+// h, dt (the user's, checked against the CFL bound, or safety x the bound), the sponge.
+// Throws UsageError for an unstable dt.
+WaveParams wave_params(int nx, int ny, int nz, double extent, const std::vector<float>& velocity,
+                       double safety, double user_dt, int sponge);
+
+template <class T>
+HostField<T> wave_vdt2(const WaveParams& p, const std::vector<float>& velocity);
+
+// The leapfrog's conserved discrete energy (without sources or sponge):
+//   E = sum (p - prev)^2 / vdt2 - sum p * L(prev),  L the h^2-scaled Laplacian,
+// positive while dt is stable (arbitrary units: multiply by h^3 / dt^2 for physical ones).
+struct WaveStats {
+    double max_abs = 0;
+    double energy = 0;
+};
+template <class T>
+WaveStats wave_stats(const HostField<T>& vdt2, const WaveState<T>& s);
+
+}  // namespace strata
+
+#if defined(__CUDACC__)
+#define STRATA_EXP(x) ::exp(x)
+#else
+#include <cmath>
+#define STRATA_EXP(x) std::exp(x)
+#endif
+namespace strata {
+STRATA_HD double ricker(double t, double f0) {
+    const double pi = 3.14159265358979323846;
+    const double a = pi * f0 * (t - 1.5 / f0), a2 = a * a;
+    return (1 - 2 * a2) * STRATA_EXP(-a2);
+}
+}  // namespace strata
+#undef STRATA_EXP

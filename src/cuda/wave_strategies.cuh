@@ -1,0 +1,194 @@
+#pragma once
+// The strategies of the radius-4 wave model (Wave3D), kernel templates over the model and the
+// launch shape, and their entries in the strategy table TimeLoop picks from (strategies.cuh holds
+// the radius-1 strategies, whose tiles and queues are one cell deep).
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "grid.cuh"
+#include "strata/models/wave3d.hpp"
+#include "strategies.cuh"
+#include "strategy_names.hpp"
+
+namespace strata::cuda {
+
+// Clamps a coordinate into the rows and planes that exist: the ghost layer is R cells deep.
+// Threads of partial tiles load clamped values that feed no stored cell.
+template <int R>
+__device__ __forceinline__ int clamp_ghost(int i, int n) {
+    return min(max(i, -R), n + R - 1);
+}
+
+// naive: one thread per cell, all 25 neighbours from global memory (through L1/L2).
+template <class Model, int BX, int BY, int BZ>
+__global__ void __launch_bounds__(BX* BY* BZ)
+    wave_naive(const Model m, const typename Model::Fields f, const DevGrid g) {
+    const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y, k = blockIdx.z * BZ + threadIdx.z;
+    if (i >= g.nx || j >= g.ny || k >= g.nz) return;
+    const std::int64_t c = g.at(i, j, k);
+    auto nb = [&](int di, int dj, int dk) { return f.in[c + g.at(di, dj, dk)]; };
+    m.store(nb, f, i, j, k, c);
+}
+
+// planes (2.5D): a BX x BY block owns a (BX V) x BY tile of columns and marches it along z over
+// a chunk of planes. Each thread owns V consecutive cells along x (one 16-byte access) and keeps
+// their p at planes z-R .. z+R in a register queue, so the z-neighbours never touch shared
+// memory. Shared memory holds plane z with an R-cell halo on the four sides (a star needs no
+// corners), from which the x- and y-neighbours are read as aligned V-wide words. Loads are issued
+// one step ahead, so they are in flight while a plane is computed: the next queue plane (z+R+2),
+// the halo of plane z+1, and p^{n-1} and vdt2 of plane z+1. p^{n+1} is written over p^{n-1}
+// (see Wave3D): only this thread reads p^{n-1} at its cells. Per plane, two barriers: nobody
+// reads the tile any more -> plane z is in the tile.
+template <class Model, int BX, int BY, int V, int MinBlocks>
+__global__ void __launch_bounds__(BX* BY, MinBlocks)
+    wave_planes(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk) {
+    using T = typename Model::value_type;
+    using Vec = Lanes<T, V>;
+    constexpr int R = Model::radius, RV = R / V;  // the halo's width in cells and in V-wide words
+    static_assert(R % V == 0, "the halo must be whole V-wide words to stay aligned");
+    constexpr int W = BX * V, TX = W + 2 * R, TY = BY + 2 * R;
+    constexpr int HALO = 2 * R * BX + 2 * BY * RV;  // V-wide words of halo per plane
+    constexpr int NT = BX * BY, H = (HALO + NT - 1) / NT;
+    __shared__ __align__(16) T tile[TY * TX];
+
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+    const int xb = blockIdx.x * W, yb = blockIdx.y * BY;
+    const int x = xb + tx * V, y = yb + ty;
+    // The last V-aligned word that holds cells up to nx+R-1: the padded rows (grid.cuh) end at a
+    // multiple of 128 bytes at or past nx + R, so it lies inside the row.
+    const int xlast = (g.nx + R - 1) / V * V;
+    auto word = [&](int xv, int yv) { return g.at(min(xv, xlast), clamp_ghost<R>(yv, g.ny)); };
+
+    const std::int64_t own = word(x, y);
+    const int own_slot = (R + ty) * TX + R + tx * V;
+    std::int64_t halo_off[H];
+    int halo_slot[H];
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+        const int id = tid + h * NT;
+        int col, row;  // in the tile
+        if (id < 2 * R * BX) {  // R rows above, then R rows below
+            const int r = id / BX;
+            row = r < R ? r : BY + r;
+            col = R + (id % BX) * V;
+        } else {  // RV words left, then RV words right, of each of the BY rows
+            const int e = id - 2 * R * BX, side = e / (BY * RV), rest = e % (BY * RV);
+            row = R + rest / RV;
+            col = side == 0 ? (rest % RV) * V : R + W + (rest % RV) * V;
+        }
+        halo_slot[h] = id < HALO ? row * TX + col : -1;
+        halo_off[h] = word(xb - R + col, yb - R + row);
+    }
+
+    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    auto load = [&](const T* field, int z, std::int64_t off) {
+        return *reinterpret_cast<const Vec*>(field + std::int64_t(clamp_ghost<R>(z, g.nz)) * g.plane + off);
+    };
+    Vec halo[H];
+    auto load_halo = [&](int z) {
+#pragma unroll
+        for (int h = 0; h < H; ++h)
+            if (halo_slot[h] >= 0) halo[h] = load(f.in, z, halo_off[h]);
+    };
+
+    Vec q[2 * R + 1];  // p^n at planes z-R .. z+R of the own cells
+#pragma unroll
+    for (int d = 0; d < 2 * R + 1; ++d) q[d] = load(f.in, z0 - R + d, own);
+    Vec next = load(f.in, z0 + R + 1, own);
+    Vec prev = load(f.out, z0, own), vdt2 = load(f.vdt2, z0, own);
+    load_halo(z0);
+
+    for (int z = z0; z < z1; ++z) {
+        __syncthreads();
+        *reinterpret_cast<Vec*>(tile + own_slot) = q[R];
+#pragma unroll
+        for (int h = 0; h < H; ++h)
+            if (halo_slot[h] >= 0) *reinterpret_cast<Vec*>(tile + halo_slot[h]) = halo[h];
+        __syncthreads();
+        const Vec prev_z = prev, vdt2_z = vdt2;
+        prev = load(f.out, z + 1, own);
+        vdt2 = load(f.vdt2, z + 1, own);
+        load_halo(z + 1);
+
+        Vec xs[1 + 2 * RV];  // cells x-R .. x+V+R-1 of row y
+#pragma unroll
+        for (int w = 0; w < 1 + 2 * RV; ++w) xs[w] = *reinterpret_cast<const Vec*>(tile + own_slot - R + w * V);
+        Vec ys[2 * R + 1];  // rows y-R .. y+R at the own cells (ys[R] unused: it is xs' middle)
+#pragma unroll
+        for (int dj = -R; dj <= R; ++dj)
+            if (dj != 0) ys[R + dj] = *reinterpret_cast<const Vec*>(tile + own_slot + dj * TX);
+        Vec out;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            auto nb = [&](int di, int dj, int dk) {
+                if (dk != 0) return q[R + dk].v[v];
+                if (dj != 0) return ys[R + dj].v[v];
+                const int c = R + v + di;
+                return xs[c / V].v[c % V];
+            };
+            out.v[v] = m.update(q[R].v[v], prev_z.v[v], vdt2_z.v[v], m.laplacian(nb), m.eta(x + v, y, z));
+        }
+        if (y < g.ny) {
+            T* dst = f.out + std::int64_t(z) * g.plane + own;
+            if (x + V <= g.nx) {
+                *reinterpret_cast<Vec*>(dst) = out;
+            } else {
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    if (x + v < g.nx) dst[v] = out.v[v];
+            }
+        }
+#pragma unroll
+        for (int d = 0; d < 2 * R; ++d) q[d] = q[d + 1];
+        q[2 * R] = next;
+        next = load(f.in, z + R + 2, own);
+    }
+}
+
+// Planes per block for the wave's planes strategy: the queue is refilled with 2R+1 planes at the
+// start of every chunk, 7% of the p reads at 128 planes (and p is a quarter of the traffic).
+constexpr int kDefaultWavePlanes = 128;
+
+template <class Model, int BX, int BY, int BZ>
+void launch_wave_naive(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
+                       cudaStream_t s) {
+    wave_naive<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.nz, BZ)),
+                                    dim3(BX, BY, BZ), 0, s>>>(m, f, g);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+template <class Model, int BX, int BY, int MinBlocks>
+void launch_wave_planes(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
+                        cudaStream_t s) {
+    constexpr int V = 16 / sizeof(typename Model::value_type);
+    const int planes = k.chunk > 0 ? k.chunk : kDefaultWavePlanes;
+    wave_planes<Model, BX, BY, V, MinBlocks>
+        <<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.nz, planes)), dim3(BX, BY), 0, s>>>(
+            m, f, g, planes);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+
+// The kernels of kStrategiesWave, entry by entry. 16 x 16 threads of 16-byte words: tiles of
+// 64 x 16 cells in fp32 (32 x 16 in fp64), so the y-halo (8 rows of the tile's width) and the
+// x-halo (two 16-byte words per row) add 0.6 (0.75) cells of L2 reads per cell.
+template <class Model>
+std::vector<Strategy<Model>> wave_strategy_table() {
+    const std::vector<LaunchFn<Model>> kernels = {launch_wave_naive<Model, 32, 4, 2>,
+                                                  launch_wave_planes<Model, 16, 16, 2>};
+    std::vector<Strategy<Model>> out;
+    for (std::size_t i = 0; i < kStrategiesWave.size(); ++i)
+        out.push_back({std::string(kStrategiesWave[i].name), kernels[i]});
+    return out;
+}
+
+// TimeLoop finds a model's strategies through strategies<Model>(): the wave's are these.
+template <>
+inline std::vector<Strategy<Wave3D<float>>> strategies<Wave3D<float>>() {
+    return wave_strategy_table<Wave3D<float>>();
+}
+template <>
+inline std::vector<Strategy<Wave3D<double>>> strategies<Wave3D<double>>() {
+    return wave_strategy_table<Wave3D<double>>();
+}
+
+}  // namespace strata::cuda
