@@ -20,7 +20,7 @@ if [[ $what == tests || $what == all ]]; then
   grep -E "tests passed|tests failed|Failed|\*\*\*|Failure|Expected|Actual|Which is|differs" "$out/tests.txt" | head -60
 fi
 if [[ $what == bench || $what == all ]]; then
-  mkdir -p "$out/json"
+  json=${JSON_DIR:-/tmp/strata-json}; mkdir -p "$json"
   bench() {  # the command, then its output, as docs/performance.md quotes them
     echo "\$ strata bench $*" | tee -a "$out/bench.txt"
     $build/strata bench "$@" | tee -a "$out/bench.txt"
@@ -28,12 +28,12 @@ if [[ $what == bench || $what == all ]]; then
   }
   $build/strata probe | tee -a "$out/bench.txt"
   echo | tee -a "$out/bench.txt"
-  bench apf --precision fp32,fp64 --depth 2,4,8 --json "$out/json/apf.json"
+  bench apf --precision fp32,fp64 --depth 2,4,8 --json "$json/apf.json"
   for s in 7pt 19pt 27pt; do
-    bench heat3d --stencil $s --precision fp32,fp64 --json "$out/json/heat-$s.json"
+    bench heat3d --stencil $s --precision fp32,fp64 --json "$json/heat-$s.json"
   done
-  bench wave3d --precision fp32,fp64 --json "$out/json/wave.json"
-  bench apf -n 256 --precision fp32 --graphs both --depth 4,16 --json "$out/json/apf-256.json"
+  bench wave3d --precision fp32,fp64 --json "$json/wave.json"
+  bench apf -n 256 --precision fp32 --graphs both --depth 4,16 --json "$json/apf-256.json"
 fi
 if [[ $what == profile ]]; then  # DRAM traffic and occupancy of the streaming kernels (ncu)
   metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed
