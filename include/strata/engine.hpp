@@ -17,6 +17,18 @@ struct EngineOptions {
     std::string kernel;  // CUDA strategy name; empty picks the default
     bool graphs = true;  // CUDA: replay the time loop as captured graphs (fewer launch gaps)
     int chunk = 0;       // CUDA streaming strategies: rows (2D) or planes (3D) per block; 0 = default
+    int snapshot_buffers = 2;  // CUDA: pinned host buffers for snapshots in flight (see snapshot())
+};
+
+// A copy of a field's interior (x fastest), taken when the engine's snapshot() was called and
+// delivered later: the time loop goes on while it travels. Destroying it returns its buffer to
+// the engine's pool; it may outlive the engine.
+template <class T>
+class FieldCopy {
+public:
+    virtual ~FieldCopy() = default;
+    // Blocks until the values are on the host; they stay valid until destruction. Any thread.
+    virtual const T* wait() = 0;
 };
 
 template <class T>
@@ -26,6 +38,9 @@ public:
     virtual void advance(std::int64_t steps) = 0;
     virtual ApfStats stats() = 0;        // of the latest E
     virtual ApfFields<T> fields() = 0;   // the latest state, copied to the host
+    // The latest E, without stalling the time loop: on the GPU a device copy on the compute
+    // stream and a host copy on a copy stream. Blocks only while all snapshot buffers are taken.
+    virtual std::unique_ptr<FieldCopy<T>> snapshot() = 0;
     virtual std::string kernel() const = 0;
     virtual void synchronize() {}
     // Advances and returns the elapsed milliseconds (CUDA events on the GPU, a clock on the CPU).
@@ -40,6 +55,7 @@ public:
     virtual HeatStats stats() = 0;
     virtual double max_error(double t) = 0;  // against the exact solution at time t
     virtual HostField<T> field() = 0;
+    virtual std::unique_ptr<FieldCopy<T>> snapshot() = 0;  // the latest u, as ApfEngine's
     virtual std::string kernel() const = 0;
     virtual void synchronize() {}
     virtual double timed_advance_ms(std::int64_t steps);
