@@ -29,7 +29,8 @@ class TempDir {
 public:
     TempDir() {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() / (std::string("strata_io_") + info->test_suite_name() + "_" + info->name());
+        path_ = fs::temp_directory_path() /
+                (std::string("strata_io_") + info->test_suite_name() + "_" + info->name());
         fs::remove_all(path_);
         fs::create_directories(path_);
     }
@@ -154,7 +155,7 @@ TEST(SnapshotWriter, PvdListsEveryFrameInOrderWhileFramesFinishOutOfOrder) {
 TEST(SnapshotWriter, AnErrorOnAWriterThreadReachesTheCaller) {
     TempDir dir;
     io::SnapshotWriter writer(dir.str(), "s", 2);
-    writer.submit(0, [] () -> std::vector<std::string> { throw Error("disk full (simulated)"); });
+    writer.submit(0, []() -> std::vector<std::string> { throw Error("disk full (simulated)"); });
     EXPECT_THROW(
         {
             for (int i = 0; i < 50; ++i) writer.submit(1, [] { return std::vector<std::string>{}; });
@@ -176,7 +177,8 @@ TEST(Checkpoint, RoundTripsHeaderAndFieldsBitwise) {
     TempDir dir;
     const ApfParams p = ApfParams::for_mesh(40, 27);
     const auto f = random_apf<float>(p, 7);
-    const io::CheckpointHeader h{"apf", Precision::fp32, p.n + 1, p.m + 1, 1, 1, 2, 123, 4.5, {{"dt", p.dt}, {"alpha", p.alpha}}};
+    const io::CheckpointHeader h{
+        "apf", Precision::fp32, p.n + 1, p.m + 1, 1, 1, 2, 123, 4.5, {{"dt", p.dt}, {"alpha", p.alpha}}};
     io::write_checkpoint<float>(dir / "c.ck", h, {{"E", &f.e}, {"R", &f.r}});
     EXPECT_FALSE(fs::exists(dir / "c.ck.tmp"));
     const io::Checkpoint c = io::read_checkpoint(dir / "c.ck");
@@ -253,7 +255,8 @@ TEST(Restart, WrongModelPrecisionOrSizeIsAClearErrorAndOverwritesNothing) {
         EXPECT_EQ(read_bytes(dir / "keep.ck"), "precious");
     };
     rejected({"run", "heat3d", "-n", "30", "--restart", dir / "apf.ck"}, "model 'apf'");
-    rejected({"run", "apf", "-n", "30", "-i", "40", "--precision", "fp32", "--restart", dir / "apf.ck"}, "fp64");
+    rejected({"run", "apf", "-n", "30", "-i", "40", "--precision", "fp32", "--restart", dir / "apf.ck"},
+             "fp64");
     rejected({"run", "apf", "-n", "32", "-i", "40", "--restart", dir / "apf.ck"}, "-n");
     rejected({"run", "apf", "-n", "30", "-i", "10", "--restart", dir / "apf.ck"}, "beyond");
     const std::string good = read_bytes(dir / "apf.ck");
@@ -265,8 +268,8 @@ TEST(Restart, WrongModelPrecisionOrSizeIsAClearErrorAndOverwritesNothing) {
 }
 
 // A run restarted from step k ends with the same fields (bitwise) and norms as an uninterrupted run.
-void expect_restart_equivalent(std::vector<std::string> base, const std::string& steps_flag, const std::string& k,
-                               const std::string& n) {
+void expect_restart_equivalent(std::vector<std::string> base, const std::string& steps_flag,
+                               const std::string& k, const std::string& n) {
     TempDir dir;
     auto run = [&](const std::string& steps, std::vector<std::string> extra) {
         std::vector<std::string> args = base;
@@ -278,7 +281,8 @@ void expect_restart_equivalent(std::vector<std::string> base, const std::string&
     };
     run(n, {"--checkpoint", dir / "straight.ck", "--json", dir / "straight.json"});
     run(k, {"--checkpoint", dir / "k.ck"});
-    const CliResult restarted = run(n, {"--restart", dir / "k.ck", "--checkpoint", dir / "restarted.ck", "--json", dir / "restarted.json"});
+    const CliResult restarted = run(n, {"--restart", dir / "k.ck", "--checkpoint", dir / "restarted.ck",
+                                        "--json", dir / "restarted.json"});
     EXPECT_NE(restarted.out.find("restarted from"), std::string::npos);
     const auto a = read_json(dir / "straight.json"), b = read_json(dir / "restarted.json");
     EXPECT_EQ(a["max_norm"].get<double>(), b["max_norm"].get<double>());
@@ -286,7 +290,8 @@ void expect_restart_equivalent(std::vector<std::string> base, const std::string&
     EXPECT_EQ(a["t_end"].get<double>(), b["t_end"].get<double>());
     EXPECT_EQ(b["restart"]["step"].get<std::int64_t>(), io::read_checkpoint(dir / "k.ck").header.step);
     EXPECT_EQ(b["checkpoints"], nlohmann::json::array({dir / "restarted.ck"}));
-    const io::Checkpoint x = io::read_checkpoint(dir / "straight.ck"), y = io::read_checkpoint(dir / "restarted.ck");
+    const io::Checkpoint x = io::read_checkpoint(dir / "straight.ck"),
+                         y = io::read_checkpoint(dir / "restarted.ck");
     EXPECT_EQ(x.header.step, y.header.step);
     EXPECT_EQ(x.interiors, y.interiors);  // bitwise
 }
@@ -295,26 +300,34 @@ TEST(Restart, ApfContinuesBitwiseOnCpu) {
     expect_restart_equivalent({"run", "apf", "-n", "37"}, "-i", "61", "150");
 }
 TEST(Restart, ApfContinuesBitwiseOnOmpFp32) {
-    expect_restart_equivalent({"run", "apf", "-n", "45", "--backend", "omp", "--precision", "fp32"}, "-i", "33", "97");
+    expect_restart_equivalent({"run", "apf", "-n", "45", "--backend", "omp", "--precision", "fp32"}, "-i",
+                              "33", "97");
 }
 TEST(Restart, ApfTimeScheduleEndsAtTheSameIteration) {
     TempDir dir;
-    ASSERT_EQ(cli({"run", "apf", "-n", "30", "-t", "10", "--checkpoint", dir / "a.ck", "--json", dir / "a.json"}).code, 0);
+    ASSERT_EQ(
+        cli({"run", "apf", "-n", "30", "-t", "10", "--checkpoint", dir / "a.ck", "--json", dir / "a.json"})
+            .code,
+        0);
     ASSERT_EQ(cli({"run", "apf", "-n", "30", "-i", "50", "--checkpoint", dir / "k.ck"}).code, 0);
-    ASSERT_EQ(cli({"run", "apf", "-n", "30", "-t", "10", "--restart", dir / "k.ck", "--json", dir / "b.json"}).code, 0);
+    ASSERT_EQ(
+        cli({"run", "apf", "-n", "30", "-t", "10", "--restart", dir / "k.ck", "--json", dir / "b.json"}).code,
+        0);
     const auto a = read_json(dir / "a.json"), b = read_json(dir / "b.json");
     EXPECT_EQ(a["iterations"], b["iterations"]);
     EXPECT_EQ(a["max_norm"].get<double>(), b["max_norm"].get<double>());
     EXPECT_EQ(a["l2norm"].get<double>(), b["l2norm"].get<double>());
 }
 TEST(Restart, Heat3dContinuesBitwise) {
-    expect_restart_equivalent({"run", "heat3d", "-n", "19", "--stencil", "27pt", "--backend", "omp"}, "--steps", "13", "40");
+    expect_restart_equivalent({"run", "heat3d", "-n", "19", "--stencil", "27pt", "--backend", "omp"},
+                              "--steps", "13", "40");
 }
 
 TEST(Snapshots, ApfRunWritesFramesThatParseBackToTheFields) {
     TempDir dir;
-    const CliResult r = cli({"run", "apf", "-n", "33", "-i", "30", "-p", "10", "--out", dir / "frames", "--json",
-                             dir / "r.json", "--checkpoint", dir / "end.ck", "--writer-threads", "2"});
+    const CliResult r =
+        cli({"run", "apf", "-n", "33", "-i", "30", "-p", "10", "--out", dir / "frames", "--json",
+             dir / "r.json", "--checkpoint", dir / "end.ck", "--writer-threads", "2"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = read_json(dir / "r.json");
     EXPECT_EQ(j["snapshots"].size(), 3u * 2 + 1);
@@ -331,7 +344,8 @@ TEST(Snapshots, ApfRunWritesFramesThatParseBackToTheFields) {
     const auto want = interior_values(e);
     ASSERT_EQ(last.values, want);
     const io::Image png = io::read_png(dir / "frames/apf_000030.png");
-    EXPECT_EQ(png.at(5, 0), io::palette_colour(std::uint8_t(std::lround(std::clamp(e.at(5, 33), 0.0, 1.0) * 254))));
+    EXPECT_EQ(png.at(5, 0),
+              io::palette_colour(std::uint8_t(std::lround(std::clamp(e.at(5, 33), 0.0, 1.0) * 254))));
     // strata render turns the raw frame into the same picture.
     ASSERT_EQ(cli({"render", dir / "frames/apf_000030.vti", "-o", dir / "r.png"}).code, 0);
     EXPECT_EQ(io::read_png(dir / "r.png").pixels, png.pixels);

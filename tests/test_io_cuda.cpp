@@ -121,17 +121,20 @@ void expect_gpu_restart_equivalent(const std::vector<std::string>& base, const s
     const auto a = read_json(path("a.json")), b = read_json(path("b.json"));
     EXPECT_EQ(a["max_norm"].get<double>(), b["max_norm"].get<double>());
     EXPECT_EQ(a["l2norm"].get<double>(), b["l2norm"].get<double>());
-    EXPECT_EQ(io::read_checkpoint(path("straight.ck")).interiors, io::read_checkpoint(path("restarted.ck")).interiors);
+    EXPECT_EQ(io::read_checkpoint(path("straight.ck")).interiors,
+              io::read_checkpoint(path("restarted.ck")).interiors);
     std::filesystem::remove_all(dir);
 }
 
 TEST(CudaRestart, ApfContinuesBitwise) {
     REQUIRE_GPU();
-    expect_gpu_restart_equivalent({"run", "apf", "-n", "257", "--backend", "cuda", "--precision", "fp32"}, "-i");
+    expect_gpu_restart_equivalent({"run", "apf", "-n", "257", "--backend", "cuda", "--precision", "fp32"},
+                                  "-i");
 }
 TEST(CudaRestart, Heat3dContinuesBitwise) {
     REQUIRE_GPU();
-    expect_gpu_restart_equivalent({"run", "heat3d", "-n", "45", "--backend", "cuda", "--stencil", "27pt"}, "--steps");
+    expect_gpu_restart_equivalent({"run", "heat3d", "-n", "45", "--backend", "cuda", "--stencil", "27pt"},
+                                  "--steps");
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 namespace strata {
 
 void validate(const IoOptions& o) {
-    if (o.snapshot_every < 0) throw UsageError("--every must be >= 0 (got " + std::to_string(o.snapshot_every) + ")");
+    if (o.snapshot_every < 0)
+        throw UsageError("--every must be >= 0 (got " + std::to_string(o.snapshot_every) + ")");
     if (o.checkpoint_every < 0)
         throw UsageError("--checkpoint-every must be >= 0 (got " + std::to_string(o.checkpoint_every) + ")");
     if (o.checkpoint_every > 0 && o.checkpoint_path.empty())
@@ -23,8 +24,14 @@ void validate(const IoOptions& o) {
 
 namespace app {
 
-Progress::Progress(std::ostream& out, bool enabled, std::int64_t first, std::int64_t last, double dt, double cells)
-    : out_(out), enabled_(enabled && last > first), first_(first), last_(last), last_step_(first), dt_(dt),
+Progress::Progress(std::ostream& out, bool enabled, std::int64_t first, std::int64_t last, double dt,
+                   double cells)
+    : out_(out),
+      enabled_(enabled && last > first),
+      first_(first),
+      last_(last),
+      last_step_(first),
+      dt_(dt),
       cells_(cells) {}
 
 void Progress::update(std::int64_t step) {
@@ -57,13 +64,14 @@ void Progress::clear() {
 Snapshots::Snapshots(const IoOptions& o, std::int64_t every, const std::string& series) {
     if (every > 0)
         writer_ = std::make_unique<io::SnapshotWriter>(o.out_dir.empty() ? "strata-out" : o.out_dir, series,
-                                                      o.writer_threads);
+                                                       o.writer_threads);
 }
 
 int Snapshots::buffers(std::int64_t frame_bytes) const {
     if (!writer_) return 2;
     const std::int64_t budget = std::int64_t(2) << 30;
-    return int(std::clamp<std::int64_t>(budget / std::max<std::int64_t>(frame_bytes, 1), 2, writer_->threads() + 1));
+    return int(
+        std::clamp<std::int64_t>(budget / std::max<std::int64_t>(frame_bytes, 1), 2, writer_->threads() + 1));
 }
 
 std::vector<std::string> Snapshots::finish(std::ostream& out) {
@@ -72,7 +80,8 @@ std::vector<std::string> Snapshots::finish(std::ostream& out) {
     auto files = writer_->finish();
     const double wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     char buf[512];
-    std::snprintf(buf, sizeof buf, "Snapshots: %zu files in %s (%d writer threads; %.3g s waited for them at the end)\n",
+    std::snprintf(buf, sizeof buf,
+                  "Snapshots: %zu files in %s (%d writer threads; %.3g s waited for them at the end)\n",
                   files.size(), writer_->dir().c_str(), writer_->threads(), wait_s);
     out << buf;
     return files;
@@ -86,28 +95,31 @@ io::Checkpoint read_restart(const std::string& path, const std::string& model, P
         throw UsageError("checkpoint '" + path + "' is of model '" + h.model + "', not " + model);
     if (h.precision != precision)
         throw UsageError("checkpoint '" + path + "' holds " + std::string(to_string(h.precision)) +
-                         " fields but the run asks for " + std::string(to_string(precision)) + ": pass --precision " +
-                         std::string(to_string(h.precision)));
+                         " fields but the run asks for " + std::string(to_string(precision)) +
+                         ": pass --precision " + std::string(to_string(h.precision)));
     if (h.nx != e.nx || h.ny != e.ny || h.nz != e.nz || h.dims != e.dims)
-        throw UsageError("checkpoint '" + path + "' holds a " + std::to_string(h.nx) + " x " + std::to_string(h.ny) +
-                         (h.dims == 3 ? " x " + std::to_string(h.nz) : "") + " grid but the run has " +
-                         std::to_string(e.nx) + " x " + std::to_string(e.ny) +
+        throw UsageError("checkpoint '" + path + "' holds a " + std::to_string(h.nx) + " x " +
+                         std::to_string(h.ny) + (h.dims == 3 ? " x " + std::to_string(h.nz) : "") +
+                         " grid but the run has " + std::to_string(e.nx) + " x " + std::to_string(e.ny) +
                          (e.dims == 3 ? " x " + std::to_string(e.nz) : "") + ": pass the same -n");
     return c;
 }
 
-void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name, double run_value) {
+void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
+                        double run_value) {
     const double v = c.header.param(name, path);
     if (std::memcmp(&v, &run_value, sizeof v) != 0) {
         char buf[512];
-        std::snprintf(buf, sizeof buf, "checkpoint '%s' has %s = %.17g but this run has %.17g: restart with the same flags",
+        std::snprintf(buf, sizeof buf,
+                      "checkpoint '%s' has %s = %.17g but this run has %.17g: restart with the same flags",
                       path.c_str(), name.c_str(), v, run_value);
         throw UsageError(buf);
     }
 }
 
-void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots, const std::vector<std::string>& checkpoints,
-            const IoOptions& o, std::optional<std::int64_t> restart_step) {
+void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots,
+            const std::vector<std::string>& checkpoints, const IoOptions& o,
+            std::optional<std::int64_t> restart_step) {
     r["snapshots"] = snapshots;
     r["checkpoints"] = checkpoints;
     if (restart_step) r["restart"] = {{"file", o.restart_path}, {"step", *restart_step}};

@@ -7,11 +7,10 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "strata/engine.hpp"
 #include "strata/io/checkpoint.hpp"
@@ -108,10 +107,12 @@ private:
 io::Checkpoint read_restart(const std::string& path, const std::string& model, Precision precision,
                             const Extent& extent);
 // Throws UsageError naming the parameter when the checkpoint's differs (bitwise) from the run's.
-void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name, double run_value);
+void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
+                        double run_value);
 
 // The JSON keys every run adds: snapshots, checkpoints, restart.
-void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots, const std::vector<std::string>& checkpoints,
-            const IoOptions& o, std::optional<std::int64_t> restart_step);
+void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots,
+            const std::vector<std::string>& checkpoints, const IoOptions& o,
+            std::optional<std::int64_t> restart_step);
 
 }  // namespace strata::app

@@ -31,7 +31,9 @@ template <class T>
 class SnapshotPool : public std::enable_shared_from_this<SnapshotPool<T>> {
 public:
     SnapshotPool(const DevGrid& g, int buffers)
-        : cells_(std::size_t(g.nx) * g.ny * g.nz), staging_(cells_), copied_(cudaEventDisableTiming),
+        : cells_(std::size_t(g.nx) * g.ny * g.nz),
+          staging_(cells_),
+          copied_(cudaEventDisableTiming),
           staged_(cudaEventDisableTiming) {
         for (int b = 0; b < std::max(buffers, 1); ++b) slots_.push_back(std::make_unique<Slot>(cells_));
     }

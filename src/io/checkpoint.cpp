@@ -136,7 +136,8 @@ Checkpoint read_checkpoint(const std::string& path) {
     h.model = r.get_string();
     const auto elem = r.get<std::uint32_t>();
     if (elem != 4 && elem != 8)
-        throw Error("checkpoint '" + path + "' has an unknown precision (" + std::to_string(elem) + " bytes)");
+        throw Error("checkpoint '" + path + "' has an unknown precision (" + std::to_string(elem) +
+                    " bytes)");
     h.precision = elem == 4 ? Precision::fp32 : Precision::fp64;
     h.nx = r.get<std::int32_t>();
     h.ny = r.get<std::int32_t>();

@@ -12,7 +12,9 @@ namespace strata::io {
 template <class T>
 Slice mid_slice(const T* values, const VtiGrid& g, char axis) {
     const std::int64_t nx = g.nx, ny = g.ny;
-    auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) { return double(values[(k * ny + j) * nx + i]); };
+    auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+        return double(values[(k * ny + j) * nx + i]);
+    };
     Slice s;
     if (axis == 'z') {
         s = {g.nx, g.ny, {}};
@@ -105,7 +107,8 @@ std::vector<std::string> SnapshotWriter::finish() {
     done_.wait(lock, [&] { return pending_ == 0; });
     rethrow_locked();
     std::vector<std::string> files;
-    for (const auto& [seq, frame] : finished_) files.insert(files.end(), frame.second.begin(), frame.second.end());
+    for (const auto& [seq, frame] : finished_)
+        files.insert(files.end(), frame.second.begin(), frame.second.end());
     if (!finished_.empty()) files.push_back(pvd_path_);
     return files;
 }
@@ -137,7 +140,8 @@ void SnapshotWriter::work() {
             // Rewritten after every frame, finished frames in order: a crash leaves a valid list.
             std::vector<PvdFrame> frames;
             for (const auto& [seq, frame] : finished_)
-                frames.push_back({frame.first, std::filesystem::path(frame.second.front()).filename().string()});
+                frames.push_back(
+                    {frame.first, std::filesystem::path(frame.second.front()).filename().string()});
             try {
                 write_pvd(pvd_path_, frames);
             } catch (...) {

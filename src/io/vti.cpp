@@ -50,10 +50,17 @@ void write_vti(const std::string& path, const VtiGrid& g, const T* values) {
     std::string head =
         "<?xml version=\"1.0\"?>\n"
         "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
-        "  <ImageData WholeExtent=\"" + ext + "\" " + geometry + ">\n"
-        "    <Piece Extent=\"" + ext + "\">\n"
-        "      <PointData Scalars=\"" + g.name + "\">\n"
-        "        <DataArray type=\"" + (sizeof(T) == 4 ? "Float32" : "Float64") + "\" Name=\"" + g.name +
+        "  <ImageData WholeExtent=\"" +
+        ext + "\" " + geometry +
+        ">\n"
+        "    <Piece Extent=\"" +
+        ext +
+        "\">\n"
+        "      <PointData Scalars=\"" +
+        g.name +
+        "\">\n"
+        "        <DataArray type=\"" +
+        (sizeof(T) == 4 ? "Float32" : "Float64") + "\" Name=\"" + g.name +
         "\" format=\"appended\" offset=\"0\"/>\n"
         "      </PointData>\n"
         "    </Piece>\n"
@@ -83,9 +90,10 @@ VtiField read_vti(const std::string& path) {
     const std::string head = text.substr(0, data_at);
     VtiField out;
     int x0, x1, y0, y1, z0, z1;
-    if (std::sscanf(attribute(head, "WholeExtent").c_str(), "%d %d %d %d %d %d", &x0, &x1, &y0, &y1, &z0, &z1) != 6 ||
-        std::sscanf(attribute(head, "Origin").c_str(), "%lf %lf %lf", &out.grid.origin[0], &out.grid.origin[1],
-                    &out.grid.origin[2]) != 3 ||
+    if (std::sscanf(attribute(head, "WholeExtent").c_str(), "%d %d %d %d %d %d", &x0, &x1, &y0, &y1, &z0,
+                    &z1) != 6 ||
+        std::sscanf(attribute(head, "Origin").c_str(), "%lf %lf %lf", &out.grid.origin[0],
+                    &out.grid.origin[1], &out.grid.origin[2]) != 3 ||
         std::sscanf(attribute(head, "Spacing").c_str(), "%lf", &out.grid.spacing) != 1)
         throw Error("'" + path + "': missing or malformed WholeExtent, Origin or Spacing");
     out.grid.nx = x1 - x0 + 1;
@@ -94,7 +102,8 @@ VtiField read_vti(const std::string& path) {
     out.grid.name = attribute(head, "Name");
     // The DataArray's type, not the VTKFile's (which comes first).
     const auto array_at = head.find("<DataArray");
-    const std::string array_type = array_at == std::string::npos ? "" : attribute(head.substr(array_at), "type");
+    const std::string array_type =
+        array_at == std::string::npos ? "" : attribute(head.substr(array_at), "type");
     if (array_type != "Float32" && array_type != "Float64")
         throw Error("'" + path + "': unsupported data type '" + array_type + "' (Float32 or Float64)");
     out.precision = array_type == "Float32" ? Precision::fp32 : Precision::fp64;
@@ -126,7 +135,8 @@ void write_pvd(const std::string& path, const std::vector<PvdFrame>& frames) {
         "  <Collection>\n";
     char line[1024];
     for (const PvdFrame& f : frames) {
-        std::snprintf(line, sizeof line, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n", f.time,
+        std::snprintf(line, sizeof line,
+                      "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n", f.time,
                       f.file.c_str());
         s += line;
     }

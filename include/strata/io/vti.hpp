@@ -13,9 +13,9 @@ namespace strata::io {
 // A point-data field on a regular grid; 2D fields have nz = 1.
 struct VtiGrid {
     int nx = 1, ny = 1, nz = 1;
-    double spacing = 1;               // the same along every axis
-    std::array<double, 3> origin{};   // position of value 0
-    std::string name = "field";       // the array's name in ParaView
+    double spacing = 1;              // the same along every axis
+    std::array<double, 3> origin{};  // position of value 0
+    std::string name = "field";      // the array's name in ParaView
 };
 
 // `values`: nx*ny*nz, x fastest. Float32 or Float64 by T. Throws Error naming the file.
