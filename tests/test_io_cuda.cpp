@@ -2,6 +2,7 @@
 // holds, and a restarted GPU run continues bitwise. They skip, saying so, without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
