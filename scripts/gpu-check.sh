@@ -44,6 +44,13 @@ if [[ $what == profile ]]; then  # DRAM traffic and occupancy of the streaming k
   ncu --clock-control none --kernel-name regex:"rows2d|naive2d" --launch-skip 2 --launch-count 1 --metrics $metrics \
     $build/strata run apf -n 8192 -i 4 --backend cuda --precision fp32 --kernel multi4 --no-graphs 2>&1 | grep -E "rows2d|dram__|lts__|gpu__|warps" | sed 's/^ *//' | cut -c1-110
 fi
+if [[ $what == io || $what == all ]]; then  # snapshot overhead (issue: <= 5% at apf 4096^2, one every 100 steps)
+  for prec in fp32 fp64; do
+    echo "\$ strata bench apf -n 4096 --snapshot-every 100 --precision $prec" | tee -a "$out/bench.txt"
+    $build/strata bench apf -n 4096 --snapshot-every 100 --precision $prec --out /tmp/strata-frames | tee -a "$out/bench.txt"
+    echo | tee -a "$out/bench.txt"
+  done
+fi
 if [[ $what == temporal ]]; then  # the temporal strategy alone: tests and the apf rows
   ctest --test-dir $build -R "Temporal|ApfStrategy" --output-on-failure > "$out/tests.txt" 2>&1 || true
   grep -E "tests passed|tests failed|Failed|Failure|Expected|Which is|differs|depth" "$out/tests.txt" | head -40

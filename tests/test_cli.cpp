@@ -94,7 +94,7 @@ TEST(Cli, RejectsGeometryThatDoesNotDivide) {
 TEST(Cli, RejectsMultiProcessGeometryForNow) {
     expect_clear_error({"run", "apf", "-n", "99", "-x", "2"}, "multi-GPU");
 }
-TEST(Cli, PlottingIsNotYetAvailable) { expect_clear_error({"run", "apf", "-p", "10"}, "not yet available"); }
+TEST(Cli, RejectsNegativePlotInterval) { expect_clear_error({"run", "apf", "-p", "-1"}, "-p"); }
 TEST(Cli, RejectsUnknownPrecisionAndBackend) {
     expect_clear_error({"run", "apf", "--precision", "fp16"}, "fp16");
     expect_clear_error({"run", "apf", "--backend", "tpu"}, "tpu");

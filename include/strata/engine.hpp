@@ -23,6 +23,7 @@ struct EngineOptions {
     bool graphs = true;  // CUDA: replay the time loop as captured graphs (fewer launch gaps)
     int chunk = 0;       // CUDA streaming strategies: rows (2D) or planes (3D) per block; 0 = default
     int depth = 0;       // CUDA temporal strategy: steps per pass over memory; 0 = default
+    int snapshot_buffers = 2;  // CUDA: pinned host buffers for snapshots in flight (see snapshot())
 };
 
 // What the chosen strategy does per pass over memory.
@@ -33,6 +34,17 @@ struct KernelInfo {
                                          // geometry (the model's minimum for single sweeps)
 };
 
+// A copy of a field's interior (x fastest), taken when the engine's snapshot() was called and
+// delivered later: the time loop goes on while it travels. Destroying it returns its buffer to
+// the engine's pool; it may outlive the engine.
+template <class T>
+class FieldCopy {
+public:
+    virtual ~FieldCopy() = default;
+    // Blocks until the values are on the host; they stay valid until destruction. Any thread.
+    virtual const T* wait() = 0;
+};
+
 template <class T>
 class ApfEngine {
 public:
@@ -40,6 +52,9 @@ public:
     virtual void advance(std::int64_t steps) = 0;
     virtual ApfStats stats() = 0;        // of the latest E
     virtual ApfFields<T> fields() = 0;   // the latest state, copied to the host
+    // The latest E, without stalling the time loop: on the GPU a device copy on the compute
+    // stream and a host copy on a copy stream. Blocks only while all snapshot buffers are taken.
+    virtual std::unique_ptr<FieldCopy<T>> snapshot() = 0;
     virtual std::string kernel() const = 0;
     virtual KernelInfo kernel_info() const { return {kernel(), 1, AlievPanfilov<T>::min_bytes_per_cell}; }
     virtual void synchronize() {}
@@ -55,6 +70,7 @@ public:
     virtual HeatStats stats() = 0;
     virtual double max_error(double t) = 0;  // against the exact solution at time t
     virtual HostField<T> field() = 0;
+    virtual std::unique_ptr<FieldCopy<T>> snapshot() = 0;  // the latest u, as ApfEngine's
     virtual std::string kernel() const = 0;
     virtual KernelInfo kernel_info() const = 0;
     virtual void synchronize() {}

@@ -13,12 +13,24 @@
 
 namespace strata {
 
+// Snapshots, checkpoints and progress, the same for every model.
+struct IoOptions {
+    std::string out_dir;                // --out: where snapshot frames and the .pvd go
+    std::int64_t snapshot_every = 0;    // --every (apf: also -p); 0: no snapshots
+    int writer_threads = 0;             // --writer-threads; 0: min(hardware threads - 1, 8)
+    std::string checkpoint_path;        // --checkpoint: written every --checkpoint-every steps and at the end
+    std::int64_t checkpoint_every = 0;  // --checkpoint-every
+    std::string restart_path;           // --restart: continue from this checkpoint
+    bool progress = false;              // the one-line progress bar (the CLI: a terminal and no --quiet)
+};
+void validate(const IoOptions& o);
+
 struct ApfRunOptions {
     int n = 100;                             // -n: the mesh is (n+1)^2 points
     double t_final = 1500.0;                 // -t: simulated time to reach
     std::optional<std::int64_t> iterations;  // -i: exact step count (overrides -t)
     std::int64_t stats_every = 0;            // -s: print max|E| and L2 every k steps (0: never)
-    std::int64_t plot_every = 0;             // -p
+    std::int64_t plot_every = 0;             // -p: snapshots every k steps (as --every), into io.out_dir
     int px = 1, py = 1;                      // -x, -y: process geometry
     bool no_comm = false;                    // -k
     bool debug = false;                      // -d
@@ -29,6 +41,7 @@ struct ApfRunOptions {
     int chunk = 0;
     int depth = 0;
     std::string json_path;
+    IoOptions io;
 };
 
 struct HeatRunOptions {
@@ -44,6 +57,7 @@ struct HeatRunOptions {
     int chunk = 0;
     int depth = 0;
     std::string json_path;
+    IoOptions io;
 };
 
 struct WaveRunOptions {
@@ -80,7 +94,13 @@ nlohmann::json run_apf(const ApfRunOptions& o, std::ostream& out);
 nlohmann::json run_heat3d(const HeatRunOptions& o, std::ostream& out);
 nlohmann::json run_wave3d(const WaveRunOptions& o, std::ostream& out);
 
+// `strata render`: a saved field (.vti) or a checkpoint as a PNG (3D: the mid-plane across
+// `axis`), values mapped from [lo, hi]. Returns the PNG's path (`png_path`, or FILE with .png).
+std::string render_png(const std::string& file, std::string png_path, char axis, double lo, double hi);
+
 // The whole command line: `strata run apf ...`, `strata info`, ... Returns the exit code.
-int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+// `out_is_terminal`: whether `out` is a terminal, where long runs show a progress bar.
+int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+             bool out_is_terminal = false);
 
 }  // namespace strata

@@ -4,15 +4,19 @@
 #include "bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
 #include "strata/engine.hpp"
+#include "strata/io/snapshot.hpp"
 #ifdef STRATA_HAVE_CUDA
 #include "../cuda/cuda_engines.hpp"
 #endif
@@ -28,6 +32,7 @@ void validate(const BenchOptions& o) {
     for (int d : o.depths)
         if (d < 1) throw UsageError("--depth must be >= 1");
     if (o.repeats < 1) throw UsageError("--repeats must be >= 1");
+    if (o.snapshot_every < 0) throw UsageError("--snapshot-every must be >= 0");
 }
 
 namespace {
@@ -187,10 +192,93 @@ std::vector<Row> bench_precision(const BenchOptions& o, double copy_gbs) {
     throw Error("unknown stencil");
 }
 
+// The snapshot overhead: the same engine runs kFrames x every steps in chunks of `every`, first
+// without snapshots, then with one after each chunk (written by the writer pool while the
+// engine goes on). Wall clock around synchronized runs, so the writer's effect on the host and
+// on the GPU is all counted.
+constexpr int kFrames = 20;
+
+template <class Engine>
+double steps_per_s(Engine& engine, std::int64_t every, const std::function<void(std::int64_t)>& after_chunk) {
+    engine.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int f = 1; f <= kFrames; ++f) {
+        engine.advance(every);
+        after_chunk(f * every);
+    }
+    engine.synchronize();
+    return double(kFrames * every) / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class T>
+void bench_snapshots(const BenchOptions& o, std::ostream& out) {
+    io::SnapshotWriter writer(o.out_dir, o.model, o.writer_threads);
+    const EngineOptions eo{o.kernels.empty() ? "" : o.kernels.front(), o.graphs.front(), o.chunk,
+                           o.depths.empty() ? 0 : o.depths.front(), writer.threads() + 1};
+    std::unique_ptr<ApfEngine<T>> apf;
+    std::unique_ptr<HeatEngine<T>> heat;
+    io::FrameSpec spec;
+    if (o.model == "apf") {
+        const ApfParams p = ApfParams::for_mesh(o.n > 0 ? o.n : 8192);
+        ApfFields<T> init{HostField<T>(p.extent()), HostField<T>(p.extent())};
+        fill_random(init.e, 1, 0.0, 1.0);
+        fill_random(init.r, 2, 0.0, 0.5);
+        apf = make_apf_engine<T>(o.backend, p, &init, eo);
+        spec = {"", {p.n + 1, p.m + 1, 1, p.dx, {0, 0, 0}, "E"}, 2, 0.0, 1.0};
+    } else {
+        const HeatParams p = HeatParams::make(o.n > 0 ? o.n : 512, o.stencil);
+        HostField<T> init(p.extent());
+        fill_random(init, 5, 0.0, 1.0);
+        zero_ghosts(init);
+        heat = make_heat_engine<T>(o.backend, p, &init, eo);
+        spec = {"", {p.nx, p.ny, p.nz, p.h, {p.h, p.h, p.h}, "u"}, 3, 0.0, 1.0};
+    }
+    auto snapshot = [&](std::int64_t step) {
+        spec.stem = writer.frame_stem(step);
+        std::shared_ptr<FieldCopy<T>> c(apf ? apf->snapshot() : heat->snapshot());
+        writer.submit(double(step), [c, spec] { return io::write_frame(spec, c->wait()); });
+    };
+    auto measure = [&](auto& engine) {
+        const std::int64_t every = o.snapshot_every;
+        engine.advance(every);  // warm-up: module load, graph capture, clocks
+        snapshot(0);            // and the pinned buffers
+        writer.finish();
+        const double plain = steps_per_s(engine, every, [](std::int64_t) {});
+        const auto t0 = std::chrono::steady_clock::now();
+        const double with = steps_per_s(engine, every, snapshot);
+        const auto t1 = std::chrono::steady_clock::now();
+        const auto files = writer.finish();
+        const double drained = double(kFrames * every) /
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double loop_s = std::chrono::duration<double>(t1 - t0).count();
+        char buf[512];
+        std::snprintf(buf, sizeof buf,
+                      "%d frames, one every %lld steps, %d writer threads, frames to %s\n"
+                      "no snapshots          : %10.1f steps/s\n"
+                      "with snapshots        : %10.1f steps/s  (%.1f%% of no snapshots; time loop %.3f s)\n"
+                      "with snapshots, drained: %9.1f steps/s  (%.1f%%, until the last frame is on disk)\n",
+                      kFrames, static_cast<long long>(every), writer.threads(), o.out_dir.c_str(), plain, with,
+                      100 * with / plain, loop_s, drained, 100 * drained / plain);
+        out << buf;
+        for (const auto& f : files) std::filesystem::remove(f);
+    };
+    if (apf) measure(*apf);
+    else measure(*heat);
+}
+
 }  // namespace
 
 void run_bench(const BenchOptions& o, std::ostream& out) {
     validate(o);
+    if (o.snapshot_every > 0) {
+        if (o.precisions.size() != 1) throw UsageError("--snapshot-every takes one --precision");
+        if (o.model == "wave3d") throw UsageError("--snapshot-every: wave3d writes no snapshots yet (apf or heat3d)");
+        out << "snapshot overhead: " << o.model << " n=" << (o.n > 0 ? o.n : (o.model == "apf" ? 8192 : 512)) << ", "
+            << to_string(o.precisions.front()) << ", backend " << to_string(o.backend) << '\n';
+        if (o.precisions.front() == Precision::fp32) bench_snapshots<float>(o, out);
+        else bench_snapshots<double>(o, out);
+        return;
+    }
     std::ofstream json_file;
     if (!o.json_path.empty()) {
         json_file.open(o.json_path);

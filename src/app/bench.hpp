@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct BenchOptions {
     int chunk = 0;
     std::vector<int> depths;           // temporal kernel: one row per depth (empty: its default)
     std::string json_path;
+    std::int64_t snapshot_every = 0;   // > 0: the snapshot-overhead benchmark instead of the table
+    std::string out_dir = "strata-bench-out";
+    int writer_threads = 0;
 };
 
 void validate(const BenchOptions& o);

@@ -21,7 +21,10 @@ constexpr const char* kApfHelp =
     "Examples:\n"
     "  strata run apf                       # n=100 to t=1500, as the classic default\n"
     "  strata run apf -n 256 -i 500         # exactly 500 iterations\n"
-    "  strata run apf -n 6144 -t 0.04 --backend cuda --precision fp32";
+    "  strata run apf -n 6144 -t 0.04 --backend cuda --precision fp32\n"
+    "  strata run apf -n 512 -i 2000 -p 100 --out frames   # E as PNG + .vti every 100, frames/apf.pvd\n"
+    "  strata run apf -n 512 -i 2000 --checkpoint-every 500 --checkpoint apf.ck\n"
+    "  strata run apf -n 512 -i 2000 --restart apf.ck       # continues to iteration 2000";
 
 constexpr const char* kHeatHelp =
     "3D heat equation u_t = kappa lap(u) on the unit cube with Dirichlet 0 boundaries, starting\n"
@@ -29,7 +32,9 @@ constexpr const char* kHeatHelp =
     "stability bound. Reports the max error against the exact solution.\n\n"
     "Examples:\n"
     "  strata run heat3d -n 128 --steps 200\n"
-    "  strata run heat3d -n 512 --steps 100 --stencil 27pt --backend cuda --precision fp32";
+    "  strata run heat3d -n 512 --steps 100 --stencil 27pt --backend cuda --precision fp32\n"
+    "  strata run heat3d -n 128 --steps 400 --every 100 --out heat   # .vti + mid-plane PNGs, heat/heat3d.pvd\n"
+    "  strata run heat3d -n 128 --steps 400 --restart heat.ck --checkpoint heat2.ck";
 
 constexpr const char* kWaveHelp =
     "3D acoustic waves p_tt = v^2 lap(p) + sources: leapfrog in time, the 25-point 8th-order\n"
@@ -56,6 +61,17 @@ void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std
     cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
 }
 
+void add_io(CLI::App* cmd, IoOptions& io, bool& quiet) {
+    cmd->add_option("--out", io.out_dir, "Directory for snapshot frames and the .pvd (default strata-out)");
+    cmd->add_option("--every", io.snapshot_every, "Snapshot every N steps: .vti for ParaView and PNG pictures");
+    cmd->add_option("--writer-threads", io.writer_threads, "Threads encoding snapshots (default min(cores-1, 8))");
+    cmd->add_option("--checkpoint", io.checkpoint_path,
+                    "Write a checkpoint to FILE every --checkpoint-every steps and at the end");
+    cmd->add_option("--checkpoint-every", io.checkpoint_every, "Checkpoint every N steps");
+    cmd->add_option("--restart", io.restart_path, "Continue from a checkpoint, to the same final step");
+    cmd->add_flag("--quiet", quiet, "No progress bar (there is none anyway when stdout is not a terminal)");
+}
+
 std::vector<std::string> split_list(const std::string& s) {
     std::vector<std::string> out;
     std::stringstream ss(s);
@@ -80,7 +96,7 @@ void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
 
 }  // namespace
 
-int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err, bool out_is_terminal) {
     CLI::App app{"Strata: stencil simulations at the hardware's limit, on CPUs and NVIDIA GPUs.", "strata"};
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Show the help of every subcommand");
@@ -99,7 +115,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     auto* iter_opt = apf_cmd->add_option("-i", apf_iterations, "Run exactly this many iterations (overrides -t)");
     apf_cmd->add_option("-s", apf.stats_every, "Print Max norm and L2norm every k iterations (0: never)")
         ->capture_default_str();
-    apf_cmd->add_option("-p", apf.plot_every, "Plot every k iterations (not yet available)");
+    apf_cmd->add_option("-p", apf.plot_every, "Snapshot (PNG + .vti of E) every k iterations, as --every");
     apf_cmd->add_option("-x", apf.px, "Processor geometry along x (1 until the multi-GPU backend)")
         ->capture_default_str();
     apf_cmd->add_option("-y", apf.py, "Processor geometry along y (1 until the multi-GPU backend)")
@@ -107,6 +123,8 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     apf_cmd->add_flag("-k", apf.no_comm, "Skip halo communication (timing experiments only)");
     apf_cmd->add_flag("-d", apf.debug, "Debug: print the final mesh (n <= 32)");
     add_common(apf_cmd, apf_precision, apf_backend, apf.kernel, apf.json_path, apf_no_graphs, apf.chunk, apf.depth);
+    bool apf_quiet = false;
+    add_io(apf_cmd, apf.io, apf_quiet);
 
     HeatRunOptions heat;
     std::string heat_precision = "fp64", heat_backend = "cpu", heat_stencil = "7pt";
@@ -120,6 +138,8 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     heat_cmd->add_option("--safety", heat.safety, "dt as a fraction of the stability bound, in (0, 1]")
         ->capture_default_str();
     add_common(heat_cmd, heat_precision, heat_backend, heat.kernel, heat.json_path, heat_no_graphs, heat.chunk, heat.depth);
+    bool heat_quiet = false;
+    add_io(heat_cmd, heat.io, heat_quiet);
 
     WaveRunOptions wave;
     std::string wave_precision = "fp32", wave_backend = "cpu";
@@ -160,7 +180,8 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         "  strata bench apf                                  # 8192^2, fp32, every kernel\n"
         "  strata bench heat3d --stencil 27pt --precision fp32,fp64\n"
         "  strata bench apf -n 256 --kernels planes --graphs both\n"
-        "  strata bench apf --kernels multi4,temporal --depth 2,4,8");
+        "  strata bench apf --kernels multi4,temporal --depth 2,4,8\n"
+        "  strata bench apf -n 4096 --snapshot-every 100     # step rate with and without snapshots");
     bench_cmd->add_option("model", bench.model, "apf, heat3d or wave3d")->required();
     bench_cmd->add_option("-n", bench.n, "Problem size (default 8192 for apf, 512 for heat3d)");
     bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt")->capture_default_str();
@@ -175,6 +196,27 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     bench_cmd->add_option("--depth", bench.depths, "Temporal kernel: steps per pass, one row each (e.g. 2,4,8)")
         ->delimiter(',');
     bench_cmd->add_option("--json", bench.json_path, "Also write the table as JSON");
+    bench_cmd->add_option("--snapshot-every", bench.snapshot_every,
+                          "Instead of the table: steps/s without and with a snapshot every N steps");
+    bench_cmd->add_option("--out", bench.out_dir, "With --snapshot-every: where the frames go")->capture_default_str();
+    bench_cmd->add_option("--writer-threads", bench.writer_threads, "With --snapshot-every: writer threads (0: default)");
+
+    std::string render_file, render_png_path, render_slice = "z";
+    std::vector<double> render_range{0.0, 1.0};
+    auto* render_cmd = app.add_subcommand("render", "Turn a saved field (.vti) or a checkpoint into a PNG");
+    render_cmd->footer(
+        "Values are mapped linearly from --range to viridis (y grows upwards); 3D fields give the\n"
+        "mid-plane across --slice.\n\n"
+        "Examples:\n"
+        "  strata render strata-out/apf_000100.vti             # writes strata-out/apf_000100.png\n"
+        "  strata render heat.ck --slice x -o heat_x.png");
+    render_cmd->add_option("file", render_file, "A .vti file or a strata checkpoint")->required();
+    render_cmd->add_option("-o", render_png_path, "The PNG to write (default: FILE with .png)");
+    render_cmd->add_option("--slice", render_slice, "3D: the axis across which the mid-plane is cut: z, y or x")
+        ->capture_default_str();
+    render_cmd->add_option("--range", render_range, "The value range mapped to the colour map: LO HI")
+        ->expected(2)
+        ->capture_default_str();
 
     auto* info_cmd = app.add_subcommand("info", "Describe this build and the GPUs it sees");
     auto* probe_cmd = app.add_subcommand(
@@ -187,6 +229,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             apf.graphs = !apf_no_graphs;
             apf.precision = parse_precision(apf_precision);
             apf.backend = parse_backend(apf_backend);
+            apf.io.progress = out_is_terminal && !apf_quiet;
             if (apf.kernel == "list") {
                 print_kernels(out, apf.backend, "apf");
                 return 0;
@@ -197,6 +240,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             heat.precision = parse_precision(heat_precision);
             heat.backend = parse_backend(heat_backend);
             heat.stencil = parse_heat_stencil(heat_stencil);
+            heat.io.progress = out_is_terminal && !heat_quiet;
             if (heat.kernel == "list") {
                 print_kernels(out, heat.backend, "heat3d");
                 return 0;
@@ -223,6 +267,10 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             else if (bench_graphs == "both") bench.graphs = {true, false};
             else throw UsageError("--graphs must be on, off or both (got '" + bench_graphs + "')");
             app::run_bench(bench, out);
+        } else if (*render_cmd) {
+            if (render_slice.size() != 1) throw UsageError("--slice must be z, y or x (got '" + render_slice + "')");
+            out << "wrote " << render_png(render_file, render_png_path, render_slice[0], render_range[0], render_range[1])
+                << '\n';
         } else if (*info_cmd) {
             app::print_info(out);
         } else if (*probe_cmd) {

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "report.hpp"
+#include "run_io.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 #include "strata/run.hpp"
@@ -29,8 +30,10 @@ void validate(const ApfRunOptions& o) {
     if (o.px * o.py != 1)
         throw UsageError("processor geometry " + std::to_string(o.px) + " x " + std::to_string(o.py) +
                          " needs the multi-GPU backend, which is not yet available: use -x 1 -y 1");
-    if (o.plot_every > 0)
-        throw UsageError("-p (plotting) is not yet available: pictures and snapshots arrive with the I/O work");
+    if (o.plot_every > 0 && o.io.snapshot_every > 0 && o.plot_every != o.io.snapshot_every)
+        throw UsageError("-p and --every ask for different snapshot intervals (" + std::to_string(o.plot_every) +
+                         " and " + std::to_string(o.io.snapshot_every) + "): give one");
+    validate(o.io);
 }
 
 namespace {
@@ -69,7 +72,29 @@ nlohmann::json run(const ApfRunOptions& o, std::ostream& out) {
     } else {
         sched = apf_schedule_for_time(p.dt, o.t_final);
     }
-    auto engine = make_apf_engine<T>(o.backend, p, nullptr, EngineOptions{o.kernel, o.graphs, o.chunk, o.depth});
+    // A restart continues the same schedule: the run still ends at sched.steps.
+    std::optional<io::Checkpoint> restart;
+    if (!o.io.restart_path.empty()) {
+        restart = app::read_restart(o.io.restart_path, "apf", o.precision, p.extent());
+        app::require_same_param(*restart, o.io.restart_path, "dt", p.dt);
+        app::require_same_param(*restart, o.io.restart_path, "alpha", p.alpha);
+        if (restart->header.step > sched.steps)
+            throw UsageError("checkpoint '" + o.io.restart_path + "' is at iteration " +
+                             std::to_string(restart->header.step) + ", beyond this run's last (" +
+                             std::to_string(sched.steps) + ")");
+    }
+    const std::int64_t first = restart ? restart->header.step : 0;
+    const std::int64_t snapshot_every = o.io.snapshot_every > 0 ? o.io.snapshot_every : o.plot_every;
+    app::Snapshots snapshots(o.io, snapshot_every, "apf");
+    EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth, snapshots.buffers(p.extent().cells() * std::int64_t(sizeof(T)))};
+    std::unique_ptr<ApfEngine<T>> engine;
+    if (restart) {
+        ApfFields<T> init{restart->field<T>(0), restart->field<T>(1)};
+        apf_mirror_ghosts(init.e);
+        engine = make_apf_engine<T>(o.backend, p, &init, eo);
+    } else {
+        engine = make_apf_engine<T>(o.backend, p, nullptr, eo);
+    }
 
     char buf[256];
     std::snprintf(buf, sizeof buf, "dt= %g, # iters = %lld\n", p.dt, static_cast<long long>(sched.steps));
@@ -78,26 +103,35 @@ nlohmann::json run(const ApfRunOptions& o, std::ostream& out) {
         << buf << "m x n = " << o.n << " x " << o.n << '\n'
         << "processor geometry: " << o.px << " x " << o.py << '\n';
     if (o.no_comm) out << "-k: no halo communication requested (a 1 x 1 geometry has none to skip)\n";
+    if (restart) out << "restarted from '" << o.io.restart_path << "' at iteration " << first << '\n';
     out << '\n';
     out.flush();
 
-    const std::int64_t chunk = o.stats_every > 0 ? o.stats_every : sched.steps;
+    std::vector<std::string> checkpoints;
+    auto checkpoint = [&](std::int64_t step) {
+        const ApfFields<T> f = engine->fields();
+        io::CheckpointHeader h{"apf", o.precision, f.e.extent.nx, f.e.extent.ny, 1, 1, 2, step, double(step) * p.dt,
+                               {{"n", p.n}, {"m", p.m}, {"dt", p.dt}, {"alpha", p.alpha}}};
+        io::write_checkpoint<T>(o.io.checkpoint_path, h, {{"E", &f.e}, {"R", &f.r}});
+        if (checkpoints.empty()) checkpoints.push_back(o.io.checkpoint_path);
+    };
+    const io::VtiGrid grid{p.n + 1, p.m + 1, 1, p.dx, {0, 0, 0}, "E"};
+    std::vector<app::Periodic> hooks{
+        {o.stats_every, true, [&](std::int64_t step) { print_norms(out, step, engine->stats()); }},
+        {snapshot_every, false,
+         [&](std::int64_t step) {
+             snapshots.submit(step, double(step) * p.dt, io::FrameSpec{"", grid, 2, 0.0, 1.0}, engine->snapshot());
+         }},
+        {o.io.checkpoint_every, true, checkpoint}};
+    app::Progress progress(out, o.io.progress, first, sched.steps, p.dt, double(p.extent().cells()));
     const auto t0 = std::chrono::steady_clock::now();
-    double stats_s = 0;  // time spent on the periodic statistics, excluded from the step rate
-    for (std::int64_t done = 0; done < sched.steps;) {
-        const std::int64_t now = std::min(chunk, sched.steps - done);
-        engine->advance(now);
-        done += now;
-        if (o.stats_every > 0 && done % o.stats_every == 0) {
-            engine->synchronize();
-            const auto s0 = std::chrono::steady_clock::now();
-            print_norms(out, done, engine->stats());
-            stats_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
-        }
-    }
+    const double excluded_s = app::drive(*engine, first, sched.steps, hooks, progress);
     engine->synchronize();
     const double wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - stats_s;
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - excluded_s;
+    if (!o.io.checkpoint_path.empty() && (o.io.checkpoint_every == 0 || sched.steps % o.io.checkpoint_every != 0))
+        checkpoint(sched.steps);
+    const std::vector<std::string> snapshot_files = snapshots.finish(out);
     const ApfStats s = engine->stats();
 
     if (o.debug) {
@@ -117,7 +151,7 @@ nlohmann::json run(const ApfRunOptions& o, std::ostream& out) {
 
     using Model = AlievPanfilov<T>;
     const std::int64_t cells = p.extent().cells();
-    const auto tp = app::throughput(wall_s, sched.steps, cells, Model::flops_per_cell, Model::min_bytes_per_cell);
+    const auto tp = app::throughput(wall_s, sched.steps - first, cells, Model::flops_per_cell, Model::min_bytes_per_cell);
     out << app::format_throughput(tp, Model::flops_per_cell, Model::min_bytes_per_cell);
 
     nlohmann::json r;
@@ -138,6 +172,7 @@ nlohmann::json run(const ApfRunOptions& o, std::ostream& out) {
     app::add_throughput(r, tp, Model::flops_per_cell, Model::min_bytes_per_cell);
     app::add_kernel_info(out, r, engine->kernel_info(), Model::min_bytes_per_cell);
     app::add_roofline(out, r, o.backend == Backend::cuda, tp.effective_gbs);
+    app::add_io(r, snapshot_files, checkpoints, o.io, restart ? std::optional(first) : std::nullopt);
     if (json_file.is_open()) {
         json_file << r.dump(2) << '\n';
         if (!json_file) throw Error("failed writing the JSON report to '" + o.json_path + "'");

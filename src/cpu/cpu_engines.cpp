@@ -5,9 +5,21 @@
 
 #include "cpu_engines.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/field_ops.hpp"
 
 namespace strata::cpu {
 namespace {
+
+// On the CPU the time loop waits for nothing: a snapshot is a plain copy, ready at once.
+template <class T>
+class HostCopy final : public FieldCopy<T> {
+public:
+    explicit HostCopy(const HostField<T>& f) : values_(interior_values(f)) {}
+    const T* wait() override { return values_.data(); }
+
+private:
+    std::vector<T> values_;
+};
 
 template <class T, bool Parallel>
 class ApfCpuEngine final : public ApfEngine<T> {
@@ -20,6 +32,7 @@ public:
     }
     ApfStats stats() override { return apf_stats(e_); }
     ApfFields<T> fields() override { return {e_, r_}; }
+    std::unique_ptr<FieldCopy<T>> snapshot() override { return std::make_unique<HostCopy<T>>(e_); }
     std::string kernel() const override { return Parallel ? "omp" : "cpu"; }
 
 private:
@@ -63,6 +76,7 @@ public:
     HeatStats stats() override { return heat_stats(u_); }
     double max_error(double t) override { return heat_max_error(params_, u_, t); }
     HostField<T> field() override { return u_; }
+    std::unique_ptr<FieldCopy<T>> snapshot() override { return std::make_unique<HostCopy<T>>(u_); }
     std::string kernel() const override { return Parallel ? "omp" : "cpu"; }
     KernelInfo kernel_info() const override { return {kernel(), 1, Heat3D<T, S>::min_bytes_per_cell}; }
 

@@ -56,6 +56,7 @@ public:
         apf_mirror_ghosts(f.e);  // the device never stores E's ghosts: kernels read mirrored cells
         return f;
     }
+    std::unique_ptr<FieldCopy<T>> snapshot() override { return this->snapshot_latest(); }
 
 private:
     using Fields = typename AlievPanfilov<T>::Fields;

@@ -34,6 +34,31 @@ private:
     std::size_t n_ = 0;
 };
 
+// Page-locked host memory: device-to-host copies into it run asynchronously at full PCIe speed.
+template <class T>
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    explicit PinnedBuffer(std::size_t n) : n_(n) {
+        if (n) STRATA_CUDA_CHECK(cudaMallocHost(&p_, n * sizeof(T)));
+    }
+    ~PinnedBuffer() {
+        if (p_) cudaFreeHost(p_);
+    }
+    PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+        std::swap(p_, o.p_);
+        std::swap(n_, o.n_);
+        return *this;
+    }
+    T* get() const { return p_; }
+    std::size_t size() const { return n_; }
+
+private:
+    T* p_ = nullptr;
+    std::size_t n_ = 0;
+};
+
 class Stream {
 public:
     Stream() { STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
@@ -48,7 +73,9 @@ private:
 
 class Event {
 public:
-    Event() { STRATA_CUDA_CHECK(cudaEventCreate(&e_)); }
+    // cudaEventBlockingSync | cudaEventDisableTiming for events a thread waits on: it sleeps
+    // instead of spinning a core that other host work needs.
+    explicit Event(unsigned flags = cudaEventDefault) { STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags)); }
     ~Event() { cudaEventDestroy(e_); }
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;

@@ -63,6 +63,7 @@ public:
         return reducer_.run(g, v, this->stream_.get()).max_abs;
     }
     HostField<T> field() override { return this->in_.download(this->stream_.get()); }
+    std::unique_ptr<FieldCopy<T>> snapshot() override { return this->snapshot_latest(); }
 
 private:
     typename Heat3D<T, S>::Fields step_fields() const override { return {this->in_.origin(), this->out_.origin()}; }

@@ -11,6 +11,7 @@
 #include "grid.cuh"
 #include "strata/core/field.hpp"
 #include "strata/engine.hpp"
+#include "snapshot.cuh"
 #include "strategies.cuh"
 
 namespace strata::cuda {
@@ -101,6 +102,7 @@ public:
           knobs_{o.chunk},
           depth_(pick_depth(strategy_, o.depth)),
           use_graphs_(o.graphs),
+          snapshot_buffers_(o.snapshot_buffers),
           in_(e, stream_.get()),
           out_(e, stream_.get()) {
         out_.poison(stream_.get());
@@ -138,6 +140,11 @@ public:
     }
 
     void sync() { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
+    // The latest state, copied out behind the steps already queued (snapshot.cuh).
+    std::unique_ptr<FieldCopy<T>> snapshot_latest() {
+        if (!snapshots_) snapshots_ = std::make_shared<SnapshotPool<T>>(in_.grid(), snapshot_buffers_);
+        return snapshots_->take(in_.origin(), in_.grid(), stream_.get());
+    }
     const std::string& strategy_name() const { return strategy_.name; }
     KernelInfo info() const {
         const double bytes = strategy_.fused ? strategy_.fused_bytes(in_.grid(), depth_) : Model::min_bytes_per_cell;
@@ -189,10 +196,12 @@ protected:
     LaunchKnobs knobs_;
     int depth_;  // steps per pass
     bool use_graphs_;
+    int snapshot_buffers_;
     Stream stream_;
     Event start_, stop_;
     DeviceField<T> in_, out_;  // in_ always holds the latest state
     GraphExec graph_;
+    std::shared_ptr<SnapshotPool<T>> snapshots_;  // made at the first snapshot
     bool odd_ = false;
 };
 

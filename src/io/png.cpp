@@ -12,6 +12,8 @@
 
 namespace strata::io {
 
+static_assert(sizeof(Rgb) == 3, "rows of Rgb are handed to libpng as packed RGB bytes");
+
 namespace {
 
 // viridis at t = 0, 0.1, ..., 1 (matplotlib's map), linearly interpolated between the stops:
@@ -46,9 +48,16 @@ Rgb viridis(double t) {
     return {channel(0), channel(1), channel(2)};
 }
 
-void write_png(const std::string& path, const Image& img) {
-    if (img.width <= 0 || img.height <= 0 || img.pixels.size() != std::size_t(img.width) * img.height)
-        throw Error("cannot write '" + path + "': the image is empty or inconsistent");
+Rgb palette_colour(std::uint8_t index) {
+    return index == IndexedImage::kNaN ? viridis(std::nan("")) : viridis(index / double(IndexedImage::kLevels - 1));
+}
+
+namespace {
+
+// Writes rows of `bytes_per_pixel` bytes; `palette` (256 colours) makes it an indexed image.
+void write_rows(const std::string& path, int width, int height, const std::uint8_t* rows, int bytes_per_pixel,
+                const std::vector<png_color>* palette) {
+    if (width <= 0 || height <= 0) throw Error("cannot write '" + path + "': the image is empty");
     File f = open(path, "wb");
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
@@ -61,15 +70,37 @@ void write_png(const std::string& path, const Image& img) {
         throw Error("libpng failed writing '" + path + "'");
     }
     png_init_io(png, f.get());
-    png_set_IHDR(png, info, img.width, img.height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_set_compression_level(png, 3);  // fast: snapshots are written while the GPU runs on
+    png_set_IHDR(png, info, width, height, 8, palette ? PNG_COLOR_TYPE_PALETTE : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (palette) {
+        png_set_PLTE(png, info, palette->data(), int(palette->size()));
+        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);  // the PNG spec's advice for palettes
+    }
+    png_set_compression_level(png, 1);  // fast: snapshots are written while the GPU runs on
     png_write_info(png, info);
-    for (int y = 0; y < img.height; ++y)
-        png_write_row(png, reinterpret_cast<png_const_bytep>(&img.pixels[std::size_t(y) * img.width]));
+    for (int y = 0; y < height; ++y) png_write_row(png, rows + std::size_t(y) * width * bytes_per_pixel);
     png_write_end(png, nullptr);
     png_destroy_write_struct(&png, &info);
     if (std::fflush(f.get()) != 0 || std::ferror(f.get())) throw Error("failed writing '" + path + "'");
+}
+
+}  // namespace
+
+void write_png(const std::string& path, const Image& img) {
+    if (img.pixels.size() != std::size_t(img.width) * img.height)
+        throw Error("cannot write '" + path + "': the image is inconsistent");
+    write_rows(path, img.width, img.height, reinterpret_cast<const std::uint8_t*>(img.pixels.data()), 3, nullptr);
+}
+
+void write_png(const std::string& path, const IndexedImage& img) {
+    if (img.index.size() != std::size_t(img.width) * img.height)
+        throw Error("cannot write '" + path + "': the image is inconsistent");
+    std::vector<png_color> palette(256);
+    for (int i = 0; i < 256; ++i) {
+        const Rgb c = palette_colour(std::uint8_t(i));
+        palette[i] = {c.r, c.g, c.b};
+    }
+    write_rows(path, img.width, img.height, img.index.data(), 1, &palette);
 }
 
 Image read_png(const std::string& path) {
@@ -87,6 +118,10 @@ Image read_png(const std::string& path) {
     }
     png_init_io(png, f.get());
     png_read_info(png, info);
+    if (png_get_color_type(png, info) == PNG_COLOR_TYPE_PALETTE) {
+        png_set_palette_to_rgb(png);
+        png_read_update_info(png, info);
+    }
     if (png_get_color_type(png, info) != PNG_COLOR_TYPE_RGB || png_get_bit_depth(png, info) != 8) {
         png_destroy_read_struct(&png, &info, nullptr);
         throw Error("'" + path + "' is not an 8-bit RGB PNG");

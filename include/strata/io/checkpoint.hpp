@@ -1,0 +1,58 @@
+#pragma once
+// Checkpoints: a model's whole state at a step, from which a run continues bitwise as if it had
+// never stopped.
+//
+// Layout (little-endian): "STRATACK", u32 format version, the model name, u32 precision (4 or
+// 8 bytes per value), i32 nx ny nz ghost, i64 step, f64 t, the model parameters (u32 count, then
+// name and f64 each), the fields (u32 count, then each name), then each field's interior cells
+// (x fastest), then a u64 FNV-1a checksum of every byte before it. Strings are u32 length + bytes.
+// Ghost cells are not stored: each model rebuilds them (apf mirrors E's and never reads R's,
+// heat3d's are the Dirichlet zeros).
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "strata/core/field.hpp"
+#include "strata/core/types.hpp"
+
+namespace strata::io {
+
+inline constexpr std::uint32_t kCheckpointVersion = 1;
+
+struct CheckpointHeader {
+    std::string model;  // "apf", "heat3d"
+    Precision precision = Precision::fp64;
+    int nx = 0, ny = 0, nz = 1, ghost = 1, dims = 2;
+    std::int64_t step = 0;
+    double t = 0;
+    std::vector<std::pair<std::string, double>> params;  // the model's, strategy-independent
+
+    Extent extent() const { return Extent{nx, ny, nz, ghost, dims}; }
+    // The parameter called `name`; Error naming `file` when absent.
+    double param(const std::string& name, const std::string& file) const;
+};
+
+struct Checkpoint {
+    CheckpointHeader header;
+    std::vector<std::string> field_names;
+    std::vector<std::vector<char>> interiors;  // raw values, one per field
+
+    // Field `i` with zero ghosts; Error when the precision is not T's.
+    template <class T>
+    HostField<T> field(std::size_t i) const;
+};
+
+// Written to FILE.tmp, flushed, fsync'ed and renamed: the previous FILE survives a crash mid-write.
+template <class T>
+void write_checkpoint(const std::string& path, const CheckpointHeader& header,
+                      const std::vector<std::pair<std::string, const HostField<T>*>>& fields);
+
+// Validates magic, version, sizes and checksum; every failure is an Error naming the file and
+// what is wrong with it.
+Checkpoint read_checkpoint(const std::string& path);
+
+// 64-bit FNV-1a, continuing from `hash`.
+std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t hash = 0xcbf29ce484222325ull);
+
+}  // namespace strata::io

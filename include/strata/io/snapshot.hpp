@@ -1,0 +1,85 @@
+#pragma once
+// Snapshot frames and the pool of threads that writes them while the time loop goes on.
+//
+// A frame of a 2D field is STEM.vti and STEM.png; of a 3D field STEM.vti and the mid-plane
+// slices STEM_z.png, STEM_y.png, STEM_x.png. The series' .pvd lists every finished frame.
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "strata/io/vti.hpp"
+
+namespace strata::io {
+
+struct FrameSpec {
+    std::string stem;  // directory and name without extension, e.g. "out/apf_000100"
+    VtiGrid grid;
+    int dims = 2;
+    double lo = 0, hi = 1;  // the pictures' fixed value range, so frames compare
+};
+
+// Writes the frame's files and returns their paths, the .vti first.
+template <class T>
+std::vector<std::string> write_frame(const FrameSpec& spec, const T* values);
+
+// The mid-plane of a 3D field across `axis` ('z': the x-y plane, 'y': x-z, 'x': y-z), as a
+// row-major 2D array of `width` x `height` with the lower axis fastest.
+struct Slice {
+    int width = 0, height = 0;
+    std::vector<double> values;
+};
+template <class T>
+Slice mid_slice(const T* values, const VtiGrid& grid, char axis);
+
+// min(hardware threads - 1, 8), at least 1.
+int default_writer_threads();
+
+class SnapshotWriter {
+public:
+    // Creates `dir` if needed. The series' collection is DIR/SERIES.pvd. threads <= 0: the default.
+    SnapshotWriter(std::string dir, std::string series, int threads = 0);
+    ~SnapshotWriter();  // stops the threads; call finish() first to see their errors
+    SnapshotWriter(const SnapshotWriter&) = delete;
+    SnapshotWriter& operator=(const SnapshotWriter&) = delete;
+
+    int threads() const { return int(threads_.size()); }
+    const std::string& dir() const { return dir_; }
+    std::string frame_stem(std::int64_t step) const;  // DIR/SERIES_000100
+
+    // Queues a frame: `job` runs on a writer thread and returns the files it wrote, the first of
+    // which the .pvd lists at `time`. Blocks while threads() + 1 frames are pending; rethrows the
+    // error of an earlier frame.
+    void submit(double time, std::function<std::vector<std::string>()> job);
+    // Waits for every frame; rethrows the first error; returns the files written, frame by
+    // frame, and the .pvd last (nothing when no frame was written).
+    std::vector<std::string> finish();
+
+private:
+    struct Job {
+        std::int64_t seq;
+        double time;
+        std::function<std::vector<std::string>()> run;
+    };
+    void work();
+    void rethrow_locked();
+
+    std::string dir_, series_, pvd_path_;
+    std::mutex mutex_;
+    std::condition_variable queued_, done_;
+    std::deque<Job> queue_;
+    int pending_ = 0;
+    std::int64_t next_seq_ = 0;
+    bool stop_ = false;
+    std::exception_ptr error_;
+    std::map<std::int64_t, std::pair<double, std::vector<std::string>>> finished_;  // by seq
+    std::vector<std::thread> threads_;
+};
+
+}  // namespace strata::io

@@ -1,0 +1,129 @@
+#include "run_io.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ostream>
+
+#include "strata/core/error.hpp"
+
+namespace strata {
+
+void validate(const IoOptions& o) {
+    if (o.snapshot_every < 0)
+        throw UsageError("--every must be >= 0 (got " + std::to_string(o.snapshot_every) + ")");
+    if (o.checkpoint_every < 0)
+        throw UsageError("--checkpoint-every must be >= 0 (got " + std::to_string(o.checkpoint_every) + ")");
+    if (o.checkpoint_every > 0 && o.checkpoint_path.empty())
+        throw UsageError("--checkpoint-every needs --checkpoint FILE");
+    if (o.writer_threads < 0) throw UsageError("--writer-threads must be >= 0");
+    if (!o.checkpoint_path.empty() && o.checkpoint_path == o.restart_path)
+        throw UsageError("--checkpoint and --restart name the same file '" + o.restart_path +
+                         "': write the new checkpoint elsewhere so the one you restart from survives");
+}
+
+namespace app {
+
+Progress::Progress(std::ostream& out, bool enabled, std::int64_t first, std::int64_t last, double dt,
+                   double cells)
+    : out_(out),
+      enabled_(enabled && last > first),
+      first_(first),
+      last_(last),
+      last_step_(first),
+      dt_(dt),
+      cells_(cells) {}
+
+void Progress::update(std::int64_t step) {
+    const auto now = Clock::now();
+    // The next chunk: about a quarter of a second at the rate of the last one.
+    const double chunk_s = std::chrono::duration<double>(now - last_time_).count();
+    if (step > last_step_ && chunk_s > 0)
+        chunk_ = std::max<std::int64_t>(1, std::int64_t(0.25 * double(step - last_step_) / chunk_s));
+    last_step_ = step;
+    last_time_ = now;
+    if (std::chrono::duration<double>(now - last_draw_).count() < 0.25 && step < last_) return;
+    last_draw_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double rate = elapsed > 0 ? double(step - first_) / elapsed : 0;  // steps/s
+    const double eta = rate > 0 ? double(last_ - step) / rate : 0;
+    char line[256];
+    std::snprintf(line, sizeof line, "\r[%3d%%] step %lld/%lld  t = %.6g  %.3g GCells/s  ETA %dm%02ds ",
+                  int(100.0 * double(step) / double(last_)), static_cast<long long>(step),
+                  static_cast<long long>(last_), double(step) * dt_, rate * cells_ * 1e-9, int(eta) / 60,
+                  int(eta) % 60);
+    out_ << line << std::flush;
+    drawn_ = true;
+}
+
+void Progress::clear() {
+    if (drawn_) out_ << "\r\033[K" << std::flush;
+    drawn_ = false;
+}
+
+Snapshots::Snapshots(const IoOptions& o, std::int64_t every, const std::string& series) {
+    if (every > 0)
+        writer_ = std::make_unique<io::SnapshotWriter>(o.out_dir.empty() ? "strata-out" : o.out_dir, series,
+                                                       o.writer_threads);
+}
+
+int Snapshots::buffers(std::int64_t frame_bytes) const {
+    if (!writer_) return 2;
+    const std::int64_t budget = std::int64_t(2) << 30;
+    return int(
+        std::clamp<std::int64_t>(budget / std::max<std::int64_t>(frame_bytes, 1), 2, writer_->threads() + 1));
+}
+
+std::vector<std::string> Snapshots::finish(std::ostream& out) {
+    if (!writer_) return {};
+    const auto t0 = std::chrono::steady_clock::now();
+    auto files = writer_->finish();
+    const double wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "Snapshots: %zu files in %s (%d writer threads; %.3g s waited for them at the end)\n",
+                  files.size(), writer_->dir().c_str(), writer_->threads(), wait_s);
+    out << buf;
+    return files;
+}
+
+io::Checkpoint read_restart(const std::string& path, const std::string& model, Precision precision,
+                            const Extent& e) {
+    io::Checkpoint c = io::read_checkpoint(path);
+    const io::CheckpointHeader& h = c.header;
+    if (h.model != model)
+        throw UsageError("checkpoint '" + path + "' is of model '" + h.model + "', not " + model);
+    if (h.precision != precision)
+        throw UsageError("checkpoint '" + path + "' holds " + std::string(to_string(h.precision)) +
+                         " fields but the run asks for " + std::string(to_string(precision)) +
+                         ": pass --precision " + std::string(to_string(h.precision)));
+    if (h.nx != e.nx || h.ny != e.ny || h.nz != e.nz || h.dims != e.dims)
+        throw UsageError("checkpoint '" + path + "' holds a " + std::to_string(h.nx) + " x " +
+                         std::to_string(h.ny) + (h.dims == 3 ? " x " + std::to_string(h.nz) : "") +
+                         " grid but the run has " + std::to_string(e.nx) + " x " + std::to_string(e.ny) +
+                         (e.dims == 3 ? " x " + std::to_string(e.nz) : "") + ": pass the same -n");
+    return c;
+}
+
+void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
+                        double run_value) {
+    const double v = c.header.param(name, path);
+    if (std::memcmp(&v, &run_value, sizeof v) != 0) {
+        char buf[512];
+        std::snprintf(buf, sizeof buf,
+                      "checkpoint '%s' has %s = %.17g but this run has %.17g: restart with the same flags",
+                      path.c_str(), name.c_str(), v, run_value);
+        throw UsageError(buf);
+    }
+}
+
+void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots,
+            const std::vector<std::string>& checkpoints, const IoOptions& o,
+            std::optional<std::int64_t> restart_step) {
+    r["snapshots"] = snapshots;
+    r["checkpoints"] = checkpoints;
+    if (restart_step) r["restart"] = {{"file", o.restart_path}, {"step", *restart_step}};
+}
+
+}  // namespace app
+}  // namespace strata

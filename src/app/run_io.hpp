@@ -1,0 +1,118 @@
+#pragma once
+// What a run does between steps, for every model: periodic statistics, snapshots written by a
+// pool of threads while the engine goes on, checkpoints, and the progress bar.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "strata/engine.hpp"
+#include "strata/io/checkpoint.hpp"
+#include "strata/io/snapshot.hpp"
+#include "strata/run.hpp"
+
+namespace strata::app {
+
+// One line, redrawn with '\r' at most four times a second: step/total, simulated time,
+// GCells/s, ETA. Does nothing when disabled (not a terminal, or --quiet).
+class Progress {
+public:
+    Progress(std::ostream& out, bool enabled, std::int64_t first, std::int64_t last, double dt, double cells);
+    bool enabled() const { return enabled_; }
+    // Steps until the next redraw is due (estimated from the rate so far).
+    std::int64_t chunk() const { return chunk_; }
+    void update(std::int64_t step);
+    void clear();  // erases the line before the report
+
+private:
+    using Clock = std::chrono::steady_clock;
+    std::ostream& out_;
+    bool enabled_;
+    std::int64_t first_, last_, chunk_ = 1, last_step_;
+    double dt_, cells_;
+    Clock::time_point start_ = Clock::now(), last_draw_ = start_, last_time_ = start_;
+    bool drawn_ = false;
+};
+
+// Something done every `every` steps (never when 0). `excluded`: its time is not part of the
+// step rate (statistics and checkpoints are; snapshots are meant to cost nothing, so they count).
+struct Periodic {
+    std::int64_t every = 0;
+    bool excluded = true;
+    std::function<void(std::int64_t step)> run;
+};
+
+// Advances `engine` from step `from` to `to`, stopping at every multiple of each hook's period.
+// Returns the seconds spent in excluded hooks.
+template <class Engine>
+double drive(Engine& engine, std::int64_t from, std::int64_t to, const std::vector<Periodic>& hooks,
+             Progress& progress) {
+    double excluded_s = 0;
+    for (std::int64_t done = from; done < to;) {
+        std::int64_t next = progress.enabled() ? std::min(to, done + progress.chunk()) : to;
+        for (const Periodic& h : hooks)
+            if (h.every > 0) next = std::min(next, (done / h.every + 1) * h.every);
+        engine.advance(next - done);
+        done = next;
+        for (const Periodic& h : hooks) {
+            if (h.every <= 0 || done % h.every != 0) continue;
+            progress.clear();  // a hook may print a line
+            if (!h.excluded) {
+                h.run(done);
+                continue;
+            }
+            engine.synchronize();
+            const auto t0 = std::chrono::steady_clock::now();
+            h.run(done);
+            excluded_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
+        if (progress.enabled()) {
+            engine.synchronize();  // so the bar shows steps done, not steps queued
+            progress.update(done);
+        }
+    }
+    progress.clear();
+    return excluded_s;
+}
+
+// The snapshot series of a run: frames submitted to a writer pool, the files they wrote.
+class Snapshots {
+public:
+    // Nothing is written when `every` is 0.
+    Snapshots(const IoOptions& o, std::int64_t every, const std::string& series);
+    bool active() const { return writer_ != nullptr; }
+    // Pinned buffers the engine should keep for snapshots in flight: one per writer thread and
+    // one more, within a 2 GiB budget.
+    int buffers(std::int64_t frame_bytes) const;
+    template <class T>
+    void submit(std::int64_t step, double time, io::FrameSpec spec, std::unique_ptr<FieldCopy<T>> copy) {
+        spec.stem = writer_->frame_stem(step);
+        std::shared_ptr<FieldCopy<T>> c(std::move(copy));
+        writer_->submit(time, [c, spec] { return io::write_frame(spec, c->wait()); });
+    }
+    // Waits for the writers; prints a line about the frames; returns the files.
+    std::vector<std::string> finish(std::ostream& out);
+
+private:
+    std::unique_ptr<io::SnapshotWriter> writer_;
+};
+
+// Reads a checkpoint for a restart and checks it is `model` at `precision` with `extent`.
+io::Checkpoint read_restart(const std::string& path, const std::string& model, Precision precision,
+                            const Extent& extent);
+// Throws UsageError naming the parameter when the checkpoint's differs (bitwise) from the run's.
+void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
+                        double run_value);
+
+// The JSON keys every run adds: snapshots, checkpoints, restart.
+void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots,
+            const std::vector<std::string>& checkpoints, const IoOptions& o,
+            std::optional<std::int64_t> restart_step);
+
+}  // namespace strata::app

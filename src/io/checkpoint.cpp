@@ -1,0 +1,182 @@
+#include "strata/io/checkpoint.hpp"
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "atomic_file.hpp"
+#include "strata/core/error.hpp"
+
+namespace strata::io {
+
+static_assert(std::endian::native == std::endian::little, "checkpoints are written little-endian");
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'C', 'K'};
+
+struct Writer {
+    std::string bytes;
+    template <class V>
+    void put(V v) {
+        bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    void put_string(const std::string& s) {
+        put(std::uint32_t(s.size()));
+        bytes += s;
+    }
+};
+
+// Reads the header fields in order; running past the end is a truncated file.
+struct Reader {
+    const std::string& path;
+    const std::string& bytes;
+    std::size_t at = 0;
+    void need(std::size_t n) const {
+        if (bytes.size() < at + n) throw Error("checkpoint '" + path + "' is truncated");
+    }
+    template <class V>
+    V get() {
+        need(sizeof(V));
+        V v;
+        std::memcpy(&v, bytes.data() + at, sizeof v);
+        at += sizeof v;
+        return v;
+    }
+    std::string get_string() {
+        const auto n = get<std::uint32_t>();
+        need(n);
+        std::string s = bytes.substr(at, n);
+        at += n;
+        return s;
+    }
+};
+
+std::size_t elem_bytes(Precision p) { return p == Precision::fp32 ? 4 : 8; }
+
+}  // namespace
+
+std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t hash) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
+    return hash;
+}
+
+double CheckpointHeader::param(const std::string& name, const std::string& file) const {
+    for (const auto& [n, v] : params)
+        if (n == name) return v;
+    throw Error("checkpoint '" + file + "' lacks the " + model + " parameter '" + name + "'");
+}
+
+template <class T>
+HostField<T> Checkpoint::field(std::size_t i) const {
+    if (header.precision != precision_of<T>())
+        throw Error("checkpoint holds " + std::string(to_string(header.precision)) + " fields, not " +
+                    std::string(to_string(precision_of<T>())));
+    HostField<T> f(header.extent());
+    const Extent& e = f.extent;
+    const char* src = interiors.at(i).data();
+    for (int k = 0; k < e.nz; ++k)
+        for (int j = 0; j < e.ny; ++j, src += std::size_t(e.nx) * sizeof(T))
+            std::memcpy(&f.at(0, j, k), src, std::size_t(e.nx) * sizeof(T));
+    return f;
+}
+
+template <class T>
+void write_checkpoint(const std::string& path, const CheckpointHeader& h,
+                      const std::vector<std::pair<std::string, const HostField<T>*>>& fields) {
+    if (h.precision != precision_of<T>()) throw Error("checkpoint header and fields differ in precision");
+    Writer w;
+    w.bytes.append(kMagic, sizeof kMagic);
+    w.put(kCheckpointVersion);
+    w.put_string(h.model);
+    w.put(std::uint32_t(sizeof(T)));
+    for (int v : {h.nx, h.ny, h.nz, h.ghost, h.dims}) w.put(std::int32_t(v));
+    w.put(std::int64_t(h.step));
+    w.put(h.t);
+    w.put(std::uint32_t(h.params.size()));
+    for (const auto& [name, value] : h.params) {
+        w.put_string(name);
+        w.put(value);
+    }
+    w.put(std::uint32_t(fields.size()));
+    for (const auto& f : fields) w.put_string(f.first);
+    AtomicFile out(path);
+    out.write(w.bytes);
+    std::uint64_t hash = fnv1a64(w.bytes.data(), w.bytes.size());
+    const Extent e = h.extent();
+    for (const auto& [name, f] : fields) {
+        if (f->extent.nx != e.nx || f->extent.ny != e.ny || f->extent.nz != e.nz)
+            throw Error("checkpoint field '" + name + "' differs in size from the header");
+        for (int k = 0; k < e.nz; ++k)
+            for (int j = 0; j < e.ny; ++j) {
+                const T* row = &f->at(0, j, k);
+                out.write(row, std::size_t(e.nx) * sizeof(T));
+                hash = fnv1a64(row, std::size_t(e.nx) * sizeof(T), hash);
+            }
+    }
+    out.write(&hash, sizeof hash);
+    out.commit();
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw Error("cannot open checkpoint '" + path + "'");
+    const std::string bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+    if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+        throw Error("'" + path + "' is not a strata checkpoint (no STRATACK magic)");
+    Reader r{path, bytes, sizeof kMagic};
+    const auto version = r.get<std::uint32_t>();
+    if (version != kCheckpointVersion)
+        throw Error("checkpoint '" + path + "' has format version " + std::to_string(version) +
+                    "; this strata reads version " + std::to_string(kCheckpointVersion));
+    Checkpoint c;
+    CheckpointHeader& h = c.header;
+    h.model = r.get_string();
+    const auto elem = r.get<std::uint32_t>();
+    if (elem != 4 && elem != 8)
+        throw Error("checkpoint '" + path + "' has an unknown precision (" + std::to_string(elem) +
+                    " bytes)");
+    h.precision = elem == 4 ? Precision::fp32 : Precision::fp64;
+    h.nx = r.get<std::int32_t>();
+    h.ny = r.get<std::int32_t>();
+    h.nz = r.get<std::int32_t>();
+    h.ghost = r.get<std::int32_t>();
+    h.dims = r.get<std::int32_t>();
+    h.step = r.get<std::int64_t>();
+    h.t = r.get<double>();
+    if (h.nx < 1 || h.ny < 1 || h.nz < 1 || h.ghost < 0 || (h.dims != 2 && h.dims != 3) || h.step < 0)
+        throw Error("checkpoint '" + path + "' has a corrupted header (sizes or step out of range)");
+    const auto nparams = r.get<std::uint32_t>();
+    for (std::uint32_t i = 0; i < nparams; ++i) {
+        std::string name = r.get_string();
+        h.params.emplace_back(std::move(name), r.get<double>());
+    }
+    const auto nfields = r.get<std::uint32_t>();
+    for (std::uint32_t i = 0; i < nfields; ++i) c.field_names.push_back(r.get_string());
+    const std::size_t field_bytes = std::size_t(h.nx) * h.ny * h.nz * elem_bytes(h.precision);
+    const std::size_t expected = r.at + nfields * field_bytes + sizeof(std::uint64_t);
+    if (bytes.size() < expected)
+        throw Error("checkpoint '" + path + "' is truncated (" + std::to_string(bytes.size()) + " of " +
+                    std::to_string(expected) + " bytes)");
+    if (bytes.size() > expected) throw Error("checkpoint '" + path + "' has trailing bytes: it is corrupted");
+    std::uint64_t stored;
+    std::memcpy(&stored, bytes.data() + expected - sizeof stored, sizeof stored);
+    if (fnv1a64(bytes.data(), expected - sizeof stored) != stored)
+        throw Error("checkpoint '" + path + "' is corrupted (checksum mismatch)");
+    for (std::uint32_t i = 0; i < nfields; ++i) {
+        const char* p = bytes.data() + r.at + i * field_bytes;
+        c.interiors.emplace_back(p, p + field_bytes);
+    }
+    return c;
+}
+
+template HostField<float> Checkpoint::field<float>(std::size_t) const;
+template HostField<double> Checkpoint::field<double>(std::size_t) const;
+template void write_checkpoint<float>(const std::string&, const CheckpointHeader&,
+                                      const std::vector<std::pair<std::string, const HostField<float>*>>&);
+template void write_checkpoint<double>(const std::string&, const CheckpointHeader&,
+                                       const std::vector<std::pair<std::string, const HostField<double>*>>&);
+
+}  // namespace strata::io

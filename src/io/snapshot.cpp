@@ -1,0 +1,157 @@
+#include "strata/io/snapshot.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "strata/core/error.hpp"
+#include "strata/io/png.hpp"
+
+namespace strata::io {
+
+template <class T>
+Slice mid_slice(const T* values, const VtiGrid& g, char axis) {
+    const std::int64_t nx = g.nx, ny = g.ny;
+    auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+        return double(values[(k * ny + j) * nx + i]);
+    };
+    Slice s;
+    if (axis == 'z') {
+        s = {g.nx, g.ny, {}};
+        for (int j = 0; j < g.ny; ++j)
+            for (int i = 0; i < g.nx; ++i) s.values.push_back(at(i, j, g.nz / 2));
+    } else if (axis == 'y') {
+        s = {g.nx, g.nz, {}};
+        for (int k = 0; k < g.nz; ++k)
+            for (int i = 0; i < g.nx; ++i) s.values.push_back(at(i, g.ny / 2, k));
+    } else if (axis == 'x') {
+        s = {g.ny, g.nz, {}};
+        for (int k = 0; k < g.nz; ++k)
+            for (int j = 0; j < g.ny; ++j) s.values.push_back(at(g.nx / 2, j, k));
+    } else {
+        throw UsageError(std::string("unknown slice axis '") + axis + "' (z, y or x)");
+    }
+    return s;
+}
+
+template <class T>
+std::vector<std::string> write_frame(const FrameSpec& spec, const T* values) {
+    std::vector<std::string> files{spec.stem + ".vti"};
+    write_vti(files[0], spec.grid, values);
+    if (spec.dims == 2) {
+        files.push_back(spec.stem + ".png");
+        write_png(files.back(), field_picture(values, spec.grid.nx, spec.grid.ny, spec.lo, spec.hi));
+    } else {
+        for (char axis : {'z', 'y', 'x'}) {
+            const Slice s = mid_slice(values, spec.grid, axis);
+            files.push_back(spec.stem + "_" + axis + ".png");
+            write_png(files.back(), field_picture(s.values.data(), s.width, s.height, spec.lo, spec.hi));
+        }
+    }
+    return files;
+}
+
+template Slice mid_slice<float>(const float*, const VtiGrid&, char);
+template Slice mid_slice<double>(const double*, const VtiGrid&, char);
+template std::vector<std::string> write_frame<float>(const FrameSpec&, const float*);
+template std::vector<std::string> write_frame<double>(const FrameSpec&, const double*);
+
+int default_writer_threads() {
+    const int hw = int(std::thread::hardware_concurrency());
+    return std::clamp(hw - 1, 1, 8);
+}
+
+SnapshotWriter::SnapshotWriter(std::string dir, std::string series, int threads)
+    : dir_(std::move(dir)), series_(std::move(series)) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec || !std::filesystem::is_directory(dir_))
+        throw UsageError("cannot create the snapshot directory '" + dir_ + "'");
+    pvd_path_ = (std::filesystem::path(dir_) / (series_ + ".pvd")).string();
+    const int n = threads > 0 ? threads : default_writer_threads();
+    for (int t = 0; t < n; ++t) threads_.emplace_back([this] { work(); });
+}
+
+SnapshotWriter::~SnapshotWriter() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+    }
+    queued_.notify_all();
+    for (auto& t : threads_) t.join();
+}
+
+std::string SnapshotWriter::frame_stem(std::int64_t step) const {
+    char name[64];
+    std::snprintf(name, sizeof name, "_%06lld", static_cast<long long>(step));
+    return (std::filesystem::path(dir_) / (series_ + name)).string();
+}
+
+void SnapshotWriter::rethrow_locked() {
+    if (error_) std::rethrow_exception(error_);
+}
+
+void SnapshotWriter::submit(double time, std::function<std::vector<std::string>()> job) {
+    {
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [&] { return pending_ <= threads() || error_; });
+        rethrow_locked();
+        queue_.push_back({next_seq_++, time, std::move(job)});
+        ++pending_;
+    }
+    queued_.notify_one();
+}
+
+std::vector<std::string> SnapshotWriter::finish() {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    rethrow_locked();
+    std::vector<std::string> files;
+    for (const auto& [seq, frame] : finished_)
+        files.insert(files.end(), frame.second.begin(), frame.second.end());
+    if (!finished_.empty()) files.push_back(pvd_path_);
+    return files;
+}
+
+void SnapshotWriter::work() {
+    for (;;) {
+        Job job;
+        bool failed_before = false;  // after an error, frames are dropped, not written
+        {
+            std::unique_lock lock(mutex_);
+            queued_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+            if (queue_.empty()) return;
+            job = std::move(queue_.front());
+            queue_.pop_front();
+            failed_before = bool(error_);
+        }
+        std::vector<std::string> files;
+        std::exception_ptr error;
+        try {
+            if (!failed_before) files = job.run();
+        } catch (...) {
+            error = std::current_exception();
+        }
+        job.run = nullptr;  // gives the frame's buffer back before the bookkeeping below
+        std::unique_lock lock(mutex_);
+        if (error && !error_) error_ = error;
+        if (!error && !files.empty()) {
+            finished_[job.seq] = {job.time, std::move(files)};
+            // Rewritten after every frame, finished frames in order: a crash leaves a valid list.
+            std::vector<PvdFrame> frames;
+            for (const auto& [seq, frame] : finished_)
+                frames.push_back(
+                    {frame.first, std::filesystem::path(frame.second.front()).filename().string()});
+            try {
+                write_pvd(pvd_path_, frames);
+            } catch (...) {
+                if (!error_) error_ = std::current_exception();
+            }
+        }
+        --pending_;
+        lock.unlock();
+        done_.notify_all();
+    }
+}
+
+}  // namespace strata::io

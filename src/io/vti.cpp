@@ -1,0 +1,161 @@
+#include "strata/io/vti.hpp"
+
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "atomic_file.hpp"
+#include "strata/core/error.hpp"
+
+namespace strata::io {
+
+static_assert(std::endian::native == std::endian::little, "the .vti writer declares LittleEndian");
+
+namespace {
+
+std::string extent_text(const VtiGrid& g) {
+    std::ostringstream s;
+    s << "0 " << g.nx - 1 << " 0 " << g.ny - 1 << " 0 " << g.nz - 1;
+    return s.str();
+}
+
+// The value of `name="..."` in `text`, or "" when absent.
+std::string attribute(const std::string& text, const std::string& name) {
+    const std::string key = " " + name + "=\"";
+    const auto at = text.find(key);
+    if (at == std::string::npos) return "";
+    const auto start = at + key.size(), end = text.find('"', start);
+    return end == std::string::npos ? "" : text.substr(start, end - start);
+}
+
+std::string read_all(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw Error("cannot open '" + path + "'");
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+template <class T>
+void write_vti(const std::string& path, const VtiGrid& g, const T* values) {
+    const std::uint64_t bytes = std::uint64_t(g.nx) * g.ny * g.nz * sizeof(T);
+    char geometry[256];
+    std::snprintf(geometry, sizeof geometry, "Origin=\"%.17g %.17g %.17g\" Spacing=\"%.17g %.17g %.17g\"",
+                  g.origin[0], g.origin[1], g.origin[2], g.spacing, g.spacing, g.spacing);
+    const std::string ext = extent_text(g);
+    std::string head =
+        "<?xml version=\"1.0\"?>\n"
+        "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+        "  <ImageData WholeExtent=\"" +
+        ext + "\" " + geometry +
+        ">\n"
+        "    <Piece Extent=\"" +
+        ext +
+        "\">\n"
+        "      <PointData Scalars=\"" +
+        g.name +
+        "\">\n"
+        "        <DataArray type=\"" +
+        (sizeof(T) == 4 ? "Float32" : "Float64") + "\" Name=\"" + g.name +
+        "\" format=\"appended\" offset=\"0\"/>\n"
+        "      </PointData>\n"
+        "    </Piece>\n"
+        "  </ImageData>\n"
+        "  <AppendedData encoding=\"raw\">\n   _";
+    const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw Error("cannot open '" + path + "' for writing");
+    const bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size() &&
+                    std::fwrite(&bytes, sizeof bytes, 1, f) == 1 &&
+                    std::fwrite(values, 1, bytes, f) == bytes &&
+                    std::fwrite(tail.data(), 1, tail.size(), f) == tail.size();
+    if (std::fclose(f) != 0 || !ok) throw Error("failed writing '" + path + "'");
+}
+
+template void write_vti<float>(const std::string&, const VtiGrid&, const float*);
+template void write_vti<double>(const std::string&, const VtiGrid&, const double*);
+
+VtiField read_vti(const std::string& path) {
+    const std::string text = read_all(path);
+    const std::string marker = "<AppendedData encoding=\"raw\">";
+    const auto data_at = text.find(marker);
+    const auto underscore = data_at == std::string::npos ? data_at : text.find('_', data_at);
+    if (text.find("type=\"ImageData\"") == std::string::npos || underscore == std::string::npos ||
+        text.find("header_type=\"UInt64\"") == std::string::npos)
+        throw Error("'" + path + "' is not a .vti file with raw appended UInt64-headed data");
+    const std::string head = text.substr(0, data_at);
+    VtiField out;
+    int x0, x1, y0, y1, z0, z1;
+    if (std::sscanf(attribute(head, "WholeExtent").c_str(), "%d %d %d %d %d %d", &x0, &x1, &y0, &y1, &z0,
+                    &z1) != 6 ||
+        std::sscanf(attribute(head, "Origin").c_str(), "%lf %lf %lf", &out.grid.origin[0],
+                    &out.grid.origin[1], &out.grid.origin[2]) != 3 ||
+        std::sscanf(attribute(head, "Spacing").c_str(), "%lf", &out.grid.spacing) != 1)
+        throw Error("'" + path + "': missing or malformed WholeExtent, Origin or Spacing");
+    out.grid.nx = x1 - x0 + 1;
+    out.grid.ny = y1 - y0 + 1;
+    out.grid.nz = z1 - z0 + 1;
+    out.grid.name = attribute(head, "Name");
+    // The DataArray's type, not the VTKFile's (which comes first).
+    const auto array_at = head.find("<DataArray");
+    const std::string array_type =
+        array_at == std::string::npos ? "" : attribute(head.substr(array_at), "type");
+    if (array_type != "Float32" && array_type != "Float64")
+        throw Error("'" + path + "': unsupported data type '" + array_type + "' (Float32 or Float64)");
+    out.precision = array_type == "Float32" ? Precision::fp32 : Precision::fp64;
+    const std::size_t elem = array_type == "Float32" ? 4 : 8;
+    const std::uint64_t count = std::uint64_t(out.grid.nx) * out.grid.ny * out.grid.nz;
+    std::uint64_t bytes = 0;
+    if (text.size() < underscore + 1 + sizeof bytes) throw Error("'" + path + "' is truncated");
+    std::memcpy(&bytes, text.data() + underscore + 1, sizeof bytes);
+    if (bytes != count * elem) throw Error("'" + path + "': the data block size does not match WholeExtent");
+    if (text.size() < underscore + 1 + sizeof bytes + bytes) throw Error("'" + path + "' is truncated");
+    const char* p = text.data() + underscore + 1 + sizeof bytes;
+    out.values.resize(count);
+    for (std::uint64_t i = 0; i < count; ++i) {
+        if (elem == 4) {
+            float v;
+            std::memcpy(&v, p + i * 4, 4);
+            out.values[i] = v;
+        } else {
+            std::memcpy(&out.values[i], p + i * 8, 8);
+        }
+    }
+    return out;
+}
+
+void write_pvd(const std::string& path, const std::vector<PvdFrame>& frames) {
+    std::string s =
+        "<?xml version=\"1.0\"?>\n"
+        "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+        "  <Collection>\n";
+    char line[1024];
+    for (const PvdFrame& f : frames) {
+        std::snprintf(line, sizeof line,
+                      "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n", f.time,
+                      f.file.c_str());
+        s += line;
+    }
+    s += "  </Collection>\n</VTKFile>\n";
+    AtomicFile out(path);
+    out.write(s);
+    out.commit(false);  // rewritten after every frame: atomic is enough, durable would be slow
+}
+
+std::vector<PvdFrame> read_pvd(const std::string& path) {
+    const std::string text = read_all(path);
+    if (text.find("type=\"Collection\"") == std::string::npos || text.find("</VTKFile>") == std::string::npos)
+        throw Error("'" + path + "' is not a complete .pvd collection");
+    std::vector<PvdFrame> frames;
+    for (auto at = text.find("<DataSet"); at != std::string::npos; at = text.find("<DataSet", at + 1)) {
+        const std::string tag = text.substr(at, text.find("/>", at) - at);
+        frames.push_back({std::stod(attribute(tag, "timestep")), attribute(tag, "file")});
+    }
+    return frames;
+}
+
+}  // namespace strata::io

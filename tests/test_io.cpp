@@ -1,0 +1,390 @@
+// Snapshots, ParaView files, checkpoints, restart and progress, on the CPU backends.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "strata/core/error.hpp"
+#include "strata/engine.hpp"
+#include "strata/io/checkpoint.hpp"
+#include "strata/io/png.hpp"
+#include "strata/io/snapshot.hpp"
+#include "strata/io/vti.hpp"
+#include "strata/run.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed afterwards.
+class TempDir {
+public:
+    TempDir() {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        path_ = fs::temp_directory_path() /
+                (std::string("strata_io_") + info->test_suite_name() + "_" + info->name());
+        fs::remove_all(path_);
+        fs::create_directories(path_);
+    }
+    ~TempDir() { fs::remove_all(path_); }
+    std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+    std::string str() const { return path_.string(); }
+
+private:
+    fs::path path_;
+};
+
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint32_t seed, double lo = -0.5, double hi = 1.5) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> d(lo, hi);
+    std::vector<T> v(n);
+    for (auto& x : v) x = T(d(gen));
+    return v;
+}
+
+std::string read_bytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+void write_bytes(const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary) << bytes;
+}
+
+struct CliResult {
+    int code;
+    std::string out, err;
+};
+CliResult cli(std::vector<std::string> args, bool terminal = false) {
+    args.insert(args.begin(), "strata");
+    std::vector<const char*> argv;
+    for (auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    const int code = cli_main(int(argv.size()), argv.data(), out, err, terminal);
+    return {code, out.str(), err.str()};
+}
+nlohmann::json read_json(const std::string& path) {
+    std::ifstream f(path);
+    return nlohmann::json::parse(f);
+}
+
+template <class T>
+void vti_round_trip() {
+    TempDir dir;
+    const io::VtiGrid g{13, 7, 5, 0.125, {0.5, -1.0, 2.0}, "u"};
+    const auto v = random_values<T>(13 * 7 * 5, 3);
+    io::write_vti(dir / "f.vti", g, v.data());
+    const io::VtiField back = io::read_vti(dir / "f.vti");
+    EXPECT_EQ(back.grid.nx, 13);
+    EXPECT_EQ(back.grid.ny, 7);
+    EXPECT_EQ(back.grid.nz, 5);
+    EXPECT_EQ(back.grid.spacing, 0.125);
+    EXPECT_EQ(back.grid.origin, g.origin);
+    EXPECT_EQ(back.grid.name, "u");
+    EXPECT_EQ(back.precision, precision_of<T>());
+    ASSERT_EQ(back.values.size(), v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(T(back.values[i]), v[i]) << i;
+}
+TEST(Vti, RoundTripsFp32ValuesExactly) { vti_round_trip<float>(); }
+TEST(Vti, RoundTripsFp64ValuesExactly) { vti_round_trip<double>(); }
+
+TEST(Vti, TruncatedFileIsAClearError) {
+    TempDir dir;
+    const auto v = random_values<float>(9 * 4, 4);
+    io::write_vti(dir / "f.vti", io::VtiGrid{9, 4, 1, 1.0, {}, "E"}, v.data());
+    const std::string bytes = read_bytes(dir / "f.vti");
+    write_bytes(dir / "cut.vti", bytes.substr(0, bytes.size() - 60));
+    EXPECT_THROW(io::read_vti(dir / "cut.vti"), Error);
+}
+
+TEST(Png, FieldPictureMapsValuesWithYUpwards) {
+    TempDir dir;
+    const int w = 29, h = 17;
+    auto v = random_values<double>(w * h, 5);
+    v[3] = std::nan("");
+    const io::IndexedImage img = io::field_picture(v.data(), w, h, 0.0, 1.0);
+    io::write_png(dir / "p.png", img);
+    const io::Image back = io::read_png(dir / "p.png");
+    ASSERT_EQ(back.width, w);
+    ASSERT_EQ(back.height, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double value = v[std::size_t(h - 1 - y) * w + x];  // picture row 0 is the top: y = h-1
+            const double t = std::clamp(value, 0.0, 1.0);
+            const io::Rgb want = std::isnan(value) ? io::Rgb{255, 0, 255}
+                                                   : io::palette_colour(std::uint8_t(std::lround(t * 254)));
+            ASSERT_EQ(back.at(x, y), want) << x << "," << y << " value " << value;
+        }
+}
+
+TEST(SnapshotWriter, PvdListsEveryFrameInOrderWhileFramesFinishOutOfOrder) {
+    TempDir dir;
+    io::SnapshotWriter writer(dir.str(), "s", 3);
+    const io::VtiGrid g{11, 6, 1, 0.5, {}, "E"};
+    std::vector<std::vector<float>> frames;
+    for (int f = 0; f < 7; ++f) frames.push_back(random_values<float>(11 * 6, 10 + f));
+    for (int f = 0; f < 7; ++f) {
+        io::FrameSpec spec{writer.frame_stem(10 * f), g, 2, 0.0, 1.0};
+        writer.submit(0.25 * f, [&frames, f, spec] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(f % 2 ? 1 : 30));  // finish out of order
+            return io::write_frame(spec, frames[f].data());
+        });
+    }
+    const auto files = writer.finish();
+    ASSERT_EQ(files.size(), 7u * 2 + 1);
+    EXPECT_EQ(files.back(), dir / "s.pvd");
+    const auto pvd = io::read_pvd(dir / "s.pvd");
+    ASSERT_EQ(pvd.size(), 7u);
+    for (int f = 0; f < 7; ++f) {
+        char name[32];
+        std::snprintf(name, sizeof name, "s_%06d.vti", 10 * f);
+        EXPECT_EQ(pvd[f], (io::PvdFrame{0.25 * f, name}));
+        const io::VtiField back = io::read_vti(dir / name);
+        for (std::size_t i = 0; i < frames[f].size(); ++i) ASSERT_EQ(float(back.values[i]), frames[f][i]);
+    }
+}
+
+TEST(SnapshotWriter, AnErrorOnAWriterThreadReachesTheCaller) {
+    TempDir dir;
+    io::SnapshotWriter writer(dir.str(), "s", 2);
+    writer.submit(0, []() -> std::vector<std::string> { throw Error("disk full (simulated)"); });
+    EXPECT_THROW(
+        {
+            for (int i = 0; i < 50; ++i) writer.submit(1, [] { return std::vector<std::string>{}; });
+            writer.finish();
+        },
+        Error);
+    EXPECT_THROW(writer.finish(), Error);  // and it stays reported
+}
+
+template <class T>
+ApfFields<T> random_apf(const ApfParams& p, std::uint32_t seed) {
+    ApfFields<T> f{HostField<T>(p.extent()), HostField<T>(p.extent())};
+    test::fill_random(f.e, seed);
+    test::fill_random(f.r, seed + 1, 0.0, 0.5);
+    return f;
+}
+
+TEST(Checkpoint, RoundTripsHeaderAndFieldsBitwise) {
+    TempDir dir;
+    const ApfParams p = ApfParams::for_mesh(40, 27);
+    const auto f = random_apf<float>(p, 7);
+    const io::CheckpointHeader h{
+        "apf", Precision::fp32, p.n + 1, p.m + 1, 1, 1, 2, 123, 4.5, {{"dt", p.dt}, {"alpha", p.alpha}}};
+    io::write_checkpoint<float>(dir / "c.ck", h, {{"E", &f.e}, {"R", &f.r}});
+    EXPECT_FALSE(fs::exists(dir / "c.ck.tmp"));
+    const io::Checkpoint c = io::read_checkpoint(dir / "c.ck");
+    EXPECT_EQ(c.header.model, "apf");
+    EXPECT_EQ(c.header.precision, Precision::fp32);
+    EXPECT_EQ(c.header.nx, 41);
+    EXPECT_EQ(c.header.ny, 28);
+    EXPECT_EQ(c.header.step, 123);
+    EXPECT_EQ(c.header.t, 4.5);
+    EXPECT_EQ(c.header.params, h.params);
+    EXPECT_EQ(c.field_names, (std::vector<std::string>{"E", "R"}));
+    EXPECT_TRUE(test::bitwise_equal(c.field<float>(0), f.e));
+    EXPECT_TRUE(test::bitwise_equal(c.field<float>(1), f.r));
+    EXPECT_THROW(c.field<double>(0), Error);
+}
+
+class CheckpointCorruption : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const ApfParams p = ApfParams::for_mesh(30);
+        const auto f = random_apf<double>(p, 9);
+        io::write_checkpoint<double>(dir / "good.ck",
+                                     {"apf", Precision::fp64, 31, 31, 1, 1, 2, 5, 0.1, {{"dt", p.dt}}},
+                                     {{"E", &f.e}, {"R", &f.r}});
+        good = read_bytes(dir / "good.ck");
+    }
+    // Reading `bytes` fails with a message that names the file and contains `problem`.
+    void expect_rejected(const std::string& bytes, const std::string& problem) {
+        write_bytes(dir / "bad.ck", bytes);
+        try {
+            io::read_checkpoint(dir / "bad.ck");
+            ADD_FAILURE() << "accepted a checkpoint that is " << problem;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(dir / "bad.ck"), std::string::npos) << e.what();
+        }
+    }
+    TempDir dir;
+    std::string good;
+};
+
+TEST_F(CheckpointCorruption, TruncatedAnywhereIsRejected) {
+    std::mt19937 gen(11);
+    for (int i = 0; i < 20; ++i) {
+        const std::size_t cut = std::uniform_int_distribution<std::size_t>(9, good.size() - 1)(gen);
+        expect_rejected(good.substr(0, cut), "truncated");
+    }
+}
+TEST_F(CheckpointCorruption, FlippedPayloadByteFailsTheChecksum) {
+    std::string bad = good;
+    bad[bad.size() - 100] ^= 0x10;
+    expect_rejected(bad, "checksum");
+}
+TEST_F(CheckpointCorruption, WrongMagicIsNotACheckpoint) {
+    std::string bad = good;
+    bad[0] = 'X';
+    expect_rejected(bad, "not a strata checkpoint");
+}
+TEST_F(CheckpointCorruption, WrongVersionIsNamed) {
+    std::string bad = good;
+    bad[8] = 7;  // the u32 version follows the 8-byte magic
+    expect_rejected(bad, "format version 7");
+}
+
+TEST(Restart, WrongModelPrecisionOrSizeIsAClearErrorAndOverwritesNothing) {
+    TempDir dir;
+    ASSERT_EQ(cli({"run", "apf", "-n", "30", "-i", "20", "--checkpoint", dir / "apf.ck"}).code, 0);
+    write_bytes(dir / "keep.ck", "precious");
+    auto rejected = [&](std::vector<std::string> args, const std::string& mention) {
+        args.insert(args.end(), {"--checkpoint", dir / "keep.ck", "--json", dir / "r.json"});
+        const CliResult r = cli(args);
+        EXPECT_EQ(r.code, 2) << r.err;
+        EXPECT_NE(r.err.find(mention), std::string::npos) << r.err;
+        EXPECT_EQ(read_bytes(dir / "keep.ck"), "precious");
+    };
+    rejected({"run", "heat3d", "-n", "30", "--restart", dir / "apf.ck"}, "model 'apf'");
+    rejected({"run", "apf", "-n", "30", "-i", "40", "--precision", "fp32", "--restart", dir / "apf.ck"},
+             "fp64");
+    rejected({"run", "apf", "-n", "32", "-i", "40", "--restart", dir / "apf.ck"}, "-n");
+    rejected({"run", "apf", "-n", "30", "-i", "10", "--restart", dir / "apf.ck"}, "beyond");
+    const std::string good = read_bytes(dir / "apf.ck");
+    write_bytes(dir / "cut.ck", good.substr(0, good.size() / 2));
+    const CliResult r = cli({"run", "apf", "-n", "30", "-i", "40", "--restart", dir / "cut.ck"});
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+    EXPECT_EQ(read_bytes(dir / "apf.ck"), good);
+}
+
+// A run restarted from step k ends with the same fields (bitwise) and norms as an uninterrupted run.
+void expect_restart_equivalent(std::vector<std::string> base, const std::string& steps_flag,
+                               const std::string& k, const std::string& n) {
+    TempDir dir;
+    auto run = [&](const std::string& steps, std::vector<std::string> extra) {
+        std::vector<std::string> args = base;
+        args.insert(args.end(), {steps_flag, steps});
+        args.insert(args.end(), extra.begin(), extra.end());
+        const CliResult r = cli(args);
+        EXPECT_EQ(r.code, 0) << r.err;
+        return r;
+    };
+    run(n, {"--checkpoint", dir / "straight.ck", "--json", dir / "straight.json"});
+    run(k, {"--checkpoint", dir / "k.ck"});
+    const CliResult restarted = run(n, {"--restart", dir / "k.ck", "--checkpoint", dir / "restarted.ck",
+                                        "--json", dir / "restarted.json"});
+    EXPECT_NE(restarted.out.find("restarted from"), std::string::npos);
+    const auto a = read_json(dir / "straight.json"), b = read_json(dir / "restarted.json");
+    EXPECT_EQ(a["max_norm"].get<double>(), b["max_norm"].get<double>());
+    EXPECT_EQ(a["l2norm"].get<double>(), b["l2norm"].get<double>());
+    EXPECT_EQ(a["t_end"].get<double>(), b["t_end"].get<double>());
+    EXPECT_EQ(b["restart"]["step"].get<std::int64_t>(), io::read_checkpoint(dir / "k.ck").header.step);
+    EXPECT_EQ(b["checkpoints"], nlohmann::json::array({dir / "restarted.ck"}));
+    const io::Checkpoint x = io::read_checkpoint(dir / "straight.ck"),
+                         y = io::read_checkpoint(dir / "restarted.ck");
+    EXPECT_EQ(x.header.step, y.header.step);
+    EXPECT_EQ(x.interiors, y.interiors);  // bitwise
+}
+
+TEST(Restart, ApfContinuesBitwiseOnCpu) {
+    expect_restart_equivalent({"run", "apf", "-n", "37"}, "-i", "61", "150");
+}
+TEST(Restart, ApfContinuesBitwiseOnOmpFp32) {
+    expect_restart_equivalent({"run", "apf", "-n", "45", "--backend", "omp", "--precision", "fp32"}, "-i",
+                              "33", "97");
+}
+TEST(Restart, ApfTimeScheduleEndsAtTheSameIteration) {
+    TempDir dir;
+    ASSERT_EQ(
+        cli({"run", "apf", "-n", "30", "-t", "10", "--checkpoint", dir / "a.ck", "--json", dir / "a.json"})
+            .code,
+        0);
+    ASSERT_EQ(cli({"run", "apf", "-n", "30", "-i", "50", "--checkpoint", dir / "k.ck"}).code, 0);
+    ASSERT_EQ(
+        cli({"run", "apf", "-n", "30", "-t", "10", "--restart", dir / "k.ck", "--json", dir / "b.json"}).code,
+        0);
+    const auto a = read_json(dir / "a.json"), b = read_json(dir / "b.json");
+    EXPECT_EQ(a["iterations"], b["iterations"]);
+    EXPECT_EQ(a["max_norm"].get<double>(), b["max_norm"].get<double>());
+    EXPECT_EQ(a["l2norm"].get<double>(), b["l2norm"].get<double>());
+}
+TEST(Restart, Heat3dContinuesBitwise) {
+    expect_restart_equivalent({"run", "heat3d", "-n", "19", "--stencil", "27pt", "--backend", "omp"},
+                              "--steps", "13", "40");
+}
+
+TEST(Snapshots, ApfRunWritesFramesThatParseBackToTheFields) {
+    TempDir dir;
+    const CliResult r =
+        cli({"run", "apf", "-n", "33", "-i", "30", "-p", "10", "--out", dir / "frames", "--json",
+             dir / "r.json", "--checkpoint", dir / "end.ck", "--writer-threads", "2"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = read_json(dir / "r.json");
+    EXPECT_EQ(j["snapshots"].size(), 3u * 2 + 1);
+    EXPECT_EQ(j["checkpoints"], nlohmann::json::array({dir / "end.ck"}));
+    const auto pvd = io::read_pvd(dir / "frames/apf.pvd");
+    ASSERT_EQ(pvd.size(), 3u);
+    const ApfParams p = ApfParams::for_mesh(33);
+    EXPECT_EQ(pvd[2], (io::PvdFrame{30 * p.dt, "apf_000030.vti"}));
+    // The last frame is the final state, which the end checkpoint also holds.
+    const io::VtiField last = io::read_vti(dir / "frames/apf_000030.vti");
+    EXPECT_EQ(last.grid.nx, 34);
+    EXPECT_EQ(last.grid.spacing, p.dx);
+    const HostField<double> e = io::read_checkpoint(dir / "end.ck").field<double>(0);
+    const auto want = interior_values(e);
+    ASSERT_EQ(last.values, want);
+    const io::Image png = io::read_png(dir / "frames/apf_000030.png");
+    EXPECT_EQ(png.at(5, 0),
+              io::palette_colour(std::uint8_t(std::lround(std::clamp(e.at(5, 33), 0.0, 1.0) * 254))));
+    // strata render turns the raw frame into the same picture.
+    ASSERT_EQ(cli({"render", dir / "frames/apf_000030.vti", "-o", dir / "r.png"}).code, 0);
+    EXPECT_EQ(io::read_png(dir / "r.png").pixels, png.pixels);
+}
+
+TEST(Snapshots, Heat3dFramesHoldTheFieldAndItsMidPlanes) {
+    TempDir dir;
+    const CliResult r = cli({"run", "heat3d", "-n", "13", "--steps", "8", "--every", "4", "--out", dir.str(),
+                             "--checkpoint", dir / "end.ck"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(io::read_pvd(dir / "heat3d.pvd").size(), 2u);
+    const io::VtiField v = io::read_vti(dir / "heat3d_000008.vti");
+    const io::Checkpoint c = io::read_checkpoint(dir / "end.ck");
+    EXPECT_EQ(v.values, interior_values(c.field<double>(0)));
+    EXPECT_EQ(v.grid.origin[0], v.grid.spacing);
+    for (const char* axis : {"x", "y", "z"}) {
+        const io::Image img = io::read_png(dir / (std::string("heat3d_000008_") + axis + ".png"));
+        EXPECT_EQ(img.width, 13);
+    }
+    // render of the checkpoint's x slice equals the snapshot's x slice.
+    ASSERT_EQ(cli({"render", dir / "end.ck", "--slice", "x", "-o", dir / "x.png"}).code, 0);
+    EXPECT_EQ(io::read_png(dir / "x.png").pixels, io::read_png(dir / "heat3d_000008_x.png").pixels);
+}
+
+TEST(Progress, BarOnlyOnATerminalAndNotWithQuiet) {
+    const std::vector<std::string> args{"run", "apf", "-n", "30", "-i", "40"};
+    EXPECT_EQ(cli(args, false).out.find('\r'), std::string::npos);
+    const CliResult tty = cli(args, true);
+    EXPECT_NE(tty.out.find("\r[100%] step 40/40"), std::string::npos) << tty.out;
+    auto quiet = args;
+    quiet.push_back("--quiet");
+    EXPECT_EQ(cli(quiet, true).out.find('\r'), std::string::npos);
+}
+
+TEST(Cli, RejectsContradictingSnapshotAndCheckpointFlags) {
+    EXPECT_EQ(cli({"run", "apf", "-p", "10", "--every", "20"}).code, 2);
+    EXPECT_EQ(cli({"run", "apf", "--checkpoint-every", "20"}).code, 2);
+    EXPECT_EQ(cli({"run", "heat3d", "--every", "-1"}).code, 2);
+}
+
+}  // namespace
+}  // namespace strata
