@@ -106,7 +106,9 @@ nlohmann::json read_json(const std::string& path) {
 // Restart from step k (odd, so graph replay resumes with swapped buffers) to n, against a
 // straight run to n: the same norms and the same final fields, bitwise.
 void expect_gpu_restart_equivalent(const std::vector<std::string>& base, const std::string& steps_flag) {
-    const auto dir = std::filesystem::temp_directory_path() / "strata_io_cuda_restart";
+    // One folder per test: ctest runs the tests in parallel.
+    const auto dir = std::filesystem::temp_directory_path() /
+                     (std::string("strata_io_cuda_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     auto path = [&](const char* name) { return (dir / name).string(); };
