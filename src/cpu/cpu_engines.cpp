@@ -10,6 +10,30 @@
 namespace strata::cpu {
 namespace {
 
+// Every interior cell of a 3D field, planes split over threads when Parallel, the inner loop
+// vectorisable. `cell(nb, i, j, k, index)` updates one cell; nb(di, dj, dk) reads `in` around it.
+template <bool Parallel, class T, class Cell>
+void sweep3d(const Extent& ext, const T* in, const Cell& cell) {
+    const std::int64_t px = ext.px(), pxy = ext.px() * ext.py();
+    auto plane = [&](int k) {
+        for (int j = 0; j < ext.ny; ++j) {
+            const std::int64_t base = ext.index(0, j, k);
+#pragma omp simd
+            for (int i = 0; i < ext.nx; ++i) {
+                const T* c = in + base + i;
+                auto nb = [c, px, pxy](int di, int dj, int dk) { return c[di + dj * px + dk * pxy]; };
+                cell(nb, i, j, k, base + i);
+            }
+        }
+    };
+    if constexpr (Parallel) {
+#pragma omp parallel for schedule(static)
+        for (int k = 0; k < ext.nz; ++k) plane(k);
+    } else {
+        for (int k = 0; k < ext.nz; ++k) plane(k);
+    }
+}
+
 // On the CPU the time loop waits for nothing: a snapshot is a plain copy, ready at once.
 template <class T>
 class HostCopy final : public FieldCopy<T> {
@@ -82,27 +106,11 @@ public:
 
 private:
     void step() {
-        const Extent ext = u_.extent;
-        const std::int64_t px = ext.px(), pxy = ext.px() * ext.py();
         const typename Heat3D<T, S>::Fields f{u_.ptr(), u_next_.ptr()};
         const Heat3D<T, S> model = model_;
-        auto plane = [=](int k) {
-            for (int j = 0; j < ext.ny; ++j) {
-                const std::int64_t base = ext.index(0, j, k);
-#pragma omp simd
-                for (int i = 0; i < ext.nx; ++i) {
-                    const T* c = f.in + base + i;
-                    auto nb = [c, px, pxy](int di, int dj, int dk) { return c[di + dj * px + dk * pxy]; };
-                    model.store(nb, model.load_point(f, base + i), f, base + i);
-                }
-            }
-        };
-        if constexpr (Parallel) {
-#pragma omp parallel for schedule(static)
-            for (int k = 0; k < ext.nz; ++k) plane(k);
-        } else {
-            for (int k = 0; k < ext.nz; ++k) plane(k);
-        }
+        sweep3d<Parallel>(u_.extent, f.in, [&](const auto& nb, int, int, int, std::int64_t c) {
+            model.store(nb, model.load_point(f, c), f, c);
+        });
         std::swap(u_, u_next_);  // the ghost layers of both buffers stay 0: Dirichlet
     }
 
@@ -138,27 +146,11 @@ public:
 
 private:
     void step() {
-        const Extent ext = p_.extent;
-        const std::int64_t px = ext.px(), pxy = ext.px() * ext.py();
         const typename Wave3D<T>::Fields f{p_.ptr(), prev_.ptr(), problem_.vdt2.ptr()};
         const Wave3D<T> model = model_;
-        auto plane = [=](int k) {
-            for (int j = 0; j < ext.ny; ++j) {
-                const std::int64_t base = ext.index(0, j, k);
-#pragma omp simd
-                for (int i = 0; i < ext.nx; ++i) {
-                    const T* c = f.in + base + i;
-                    auto nb = [c, px, pxy](int di, int dj, int dk) { return c[di + dj * px + dk * pxy]; };
-                    model.store(nb, f, i, j, k, base + i);
-                }
-            }
-        };
-        if constexpr (Parallel) {
-#pragma omp parallel for schedule(static)
-            for (int k = 0; k < ext.nz; ++k) plane(k);
-        } else {
-            for (int k = 0; k < ext.nz; ++k) plane(k);
-        }
+        sweep3d<Parallel>(p_.extent, f.in, [&](const auto& nb, int i, int j, int k, std::int64_t c) {
+            model.store(nb, f, i, j, k, c);
+        });
         const double t = double(step_) * problem_.params.dt;
         for (const GridSource& s : problem_.sources) prev_.at(s.at.i, s.at.j, s.at.k) += T(s.scale * ricker(t, s.f0));
         if (step_ < problem_.record_steps)

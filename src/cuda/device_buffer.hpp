@@ -10,18 +10,29 @@
 
 namespace strata::cuda {
 
-template <class T>
-class DeviceBuffer {
+// Where a Buffer's memory comes from: the device, or page-locked host memory (device-to-host
+// copies into it run asynchronously at full PCIe speed).
+struct DeviceMemory {
+    static cudaError_t allocate(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+    static void release(void* p) { cudaFree(p); }
+};
+struct PinnedMemory {
+    static cudaError_t allocate(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
+    static void release(void* p) { cudaFreeHost(p); }
+};
+
+template <class T, class Memory>
+class Buffer {
 public:
-    DeviceBuffer() = default;
-    explicit DeviceBuffer(std::size_t n) : n_(n) {
-        if (n) STRATA_CUDA_CHECK(cudaMalloc(&p_, n * sizeof(T)));
+    Buffer() = default;
+    explicit Buffer(std::size_t n) : n_(n) {
+        if (n) STRATA_CUDA_CHECK(Memory::allocate(reinterpret_cast<void**>(&p_), n * sizeof(T)));
     }
-    ~DeviceBuffer() {
-        if (p_) cudaFree(p_);
+    ~Buffer() {
+        if (p_) Memory::release(p_);
     }
-    DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    Buffer(Buffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+    Buffer& operator=(Buffer&& o) noexcept {
         std::swap(p_, o.p_);
         std::swap(n_, o.n_);
         return *this;
@@ -34,30 +45,10 @@ private:
     std::size_t n_ = 0;
 };
 
-// Page-locked host memory: device-to-host copies into it run asynchronously at full PCIe speed.
 template <class T>
-class PinnedBuffer {
-public:
-    PinnedBuffer() = default;
-    explicit PinnedBuffer(std::size_t n) : n_(n) {
-        if (n) STRATA_CUDA_CHECK(cudaMallocHost(&p_, n * sizeof(T)));
-    }
-    ~PinnedBuffer() {
-        if (p_) cudaFreeHost(p_);
-    }
-    PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-        std::swap(p_, o.p_);
-        std::swap(n_, o.n_);
-        return *this;
-    }
-    T* get() const { return p_; }
-    std::size_t size() const { return n_; }
-
-private:
-    T* p_ = nullptr;
-    std::size_t n_ = 0;
-};
+using DeviceBuffer = Buffer<T, DeviceMemory>;
+template <class T>
+using PinnedBuffer = Buffer<T, PinnedMemory>;
 
 class Stream {
 public:
