@@ -22,17 +22,9 @@ constexpr double tolerance() {
 }
 
 template <class T>
-ApfFields<T> random_apf_state(const ApfParams& p, std::uint32_t seed) {
-    ApfFields<T> f{HostField<T>(p.extent()), HostField<T>(p.extent())};
-    test::fill_random(f.e, seed);
-    test::fill_random(f.r, seed + 1, 0.0, 0.5);
-    return f;
-}
-
-template <class T>
 void apf_matches_cpu(const std::string& kernel) {
     const ApfParams p = ApfParams::for_mesh(256, 130);  // 257 x 131 points: no tile divides it
-    const auto init = random_apf_state<T>(p, 21);
+    const auto init = test::random_apf_state<T>(p, 21);
     auto cpu = make_apf_engine<T>(Backend::omp, p, &init);
     auto gpu = make_apf_engine<T>(Backend::cuda, p, &init, EngineOptions{kernel, false});
     EXPECT_EQ(gpu->kernel(), kernel);
@@ -93,7 +85,7 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, HeatStrategy, ::testing::ValuesIn(kernel_na
 template <class T>
 void temporal_matches_cpu(int depth, int steps) {
     const ApfParams p = ApfParams::for_mesh(300, 170);  // 301 x 171 points
-    const auto init = random_apf_state<T>(p, 40 + depth);
+    const auto init = test::random_apf_state<T>(p, 40 + depth);
     auto cpu = make_apf_engine<T>(Backend::omp, p, &init);
     auto gpu = make_apf_engine<T>(Backend::cuda, p, &init, EngineOptions{"temporal", false, 0, depth});
     EXPECT_EQ(gpu->kernel_info().depth, depth);
@@ -118,7 +110,7 @@ TEST(Temporal, MatchesReferenceAtEveryDepthFp32) {
 TEST(Temporal, BitwiseEqualToPlanes) {
     REQUIRE_GPU();
     const ApfParams p = ApfParams::for_mesh(200, 97);
-    const auto init = random_apf_state<float>(p, 50);
+    const auto init = test::random_apf_state<float>(p, 50);
     auto planes = make_apf_engine<float>(Backend::cuda, p, &init, EngineOptions{"planes", false});
     auto temporal = make_apf_engine<float>(Backend::cuda, p, &init, EngineOptions{"temporal", false, 0, 4});
     planes->advance(23);

@@ -165,18 +165,10 @@ TEST(SnapshotWriter, AnErrorOnAWriterThreadReachesTheCaller) {
     EXPECT_THROW(writer.finish(), Error);  // and it stays reported
 }
 
-template <class T>
-ApfFields<T> random_apf(const ApfParams& p, std::uint32_t seed) {
-    ApfFields<T> f{HostField<T>(p.extent()), HostField<T>(p.extent())};
-    test::fill_random(f.e, seed);
-    test::fill_random(f.r, seed + 1, 0.0, 0.5);
-    return f;
-}
-
 TEST(Checkpoint, RoundTripsHeaderAndFieldsBitwise) {
     TempDir dir;
     const ApfParams p = ApfParams::for_mesh(40, 27);
-    const auto f = random_apf<float>(p, 7);
+    const auto f = test::random_apf_state<float>(p, 7);
     const io::CheckpointHeader h{
         "apf", Precision::fp32, p.n + 1, p.m + 1, 1, 1, 2, 123, 4.5, {{"dt", p.dt}, {"alpha", p.alpha}}};
     io::write_checkpoint<float>(dir / "c.ck", h, {{"E", &f.e}, {"R", &f.r}});
@@ -199,7 +191,7 @@ class CheckpointCorruption : public ::testing::Test {
 protected:
     void SetUp() override {
         const ApfParams p = ApfParams::for_mesh(30);
-        const auto f = random_apf<double>(p, 9);
+        const auto f = test::random_apf_state<double>(p, 9);
         io::write_checkpoint<double>(dir / "good.ck",
                                      {"apf", Precision::fp64, 31, 31, 1, 1, 2, 5, 0.1, {{"dt", p.dt}}},
                                      {{"E", &f.e}, {"R", &f.r}});

@@ -8,6 +8,7 @@
 
 #include "strata/core/field.hpp"
 #include "strata/core/field_ops.hpp"
+#include "strata/models/aliev_panfilov.hpp"
 
 namespace strata::test {
 
@@ -28,6 +29,15 @@ double relative_l2(const HostField<A>& a, const HostField<B>& b) {
                 den += y * y;
             }
     return std::sqrt(num / den);
+}
+
+// A random apf state: E uniform in [0, 1), R in [0, 0.5).
+template <class T>
+ApfFields<T> random_apf_state(const ApfParams& p, std::uint32_t seed) {
+    ApfFields<T> f{HostField<T>(p.extent()), HostField<T>(p.extent())};
+    fill_random(f.e, seed);
+    fill_random(f.r, seed + 1, 0.0, 0.5);
+    return f;
 }
 
 // Bitwise equality of the interiors.
