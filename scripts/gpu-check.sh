@@ -51,11 +51,18 @@ if [[ $what == io || $what == all ]]; then  # snapshot overhead (issue: <= 5% at
     echo | tee -a "$out/bench.txt"
   done
 fi
-if [[ $what == temporal ]]; then  # the temporal strategy alone: tests and the apf rows
-  ctest --test-dir $build -R "Temporal|ApfStrategy" --output-on-failure > "$out/tests.txt" 2>&1 || true
+if [[ $what == temporal ]]; then  # the temporal strategies alone: tests, then MODEL's rows (apf or heat3d)
+  ctest --test-dir $build -R "Temporal|Strategy|Chunk" --output-on-failure > "$out/tests.txt" 2>&1 || true
   grep -E "tests passed|tests failed|Failed|Failure|Expected|Which is|differs|depth" "$out/tests.txt" | head -40
-  $build/strata bench apf --precision fp32,fp64 --kernels ${KERNELS:-multi4,temporal} --depth ${DEPTHS:-1,2,3,4,6,8,12} --repeats 5
-  $build/strata bench apf -n 256 --precision fp32 --kernels naive,temporal --graphs both --depth 4,8,16
+  if [[ ${MODEL:-apf} == apf ]]; then
+    $build/strata bench apf --precision fp32,fp64 --kernels ${KERNELS:-multi4,temporal} --depth ${DEPTHS:-1,2,3,4,6,8,12} --repeats 5
+    $build/strata bench apf -n 256 --precision fp32 --kernels naive,temporal --graphs both --depth 4,8,16
+  else
+    $build/strata bench heat3d --stencil ${STENCIL:-7pt} --precision fp32,fp64 --kernels ${KERNELS:-vec,temporal} --depth ${DEPTHS:-1,2,3,4,5,6,8} --repeats 5
+    for c in ${CHUNKS:-}; do
+      echo "chunk $c"; $build/strata bench heat3d --stencil ${STENCIL:-7pt} --precision fp32,fp64 --kernels temporal --depth ${DEPTHS:-4} --chunk $c --repeats 5 | tail -n +2
+    done
+  fi
 fi
 if [[ $what == sweep ]]; then  # launch-shape experiments, not for the docs
   for c in 32 64 128 256; do

@@ -143,6 +143,63 @@ TEST(Temporal, DepthOutsideItsRangeOrOnAnotherKernelIsAClearError) {
     EXPECT_THROW(make_apf_engine<float>(Backend::cuda, p, nullptr, EngineOptions{"multi4", true, 0, 4}), UsageError);
 }
 
+// heat3d's temporal kernel: several depths, z-chunks shorter than the grid (the chunks' extra
+// planes at both ends) and the default, step counts no depth divides, a grid no tile divides.
+template <class T>
+void heat_temporal_matches_cpu(HeatStencil s, int depth, int chunk) {
+    const HeatParams p = HeatParams::make_box(71, 45, 37, s);
+    HostField<T> init(p.extent());
+    test::fill_random(init, 60 + depth);
+    test::zero_ghosts(init);
+    const int steps = 2 * depth + 1;
+    auto cpu = make_heat_engine<T>(Backend::omp, p, &init);
+    auto gpu = make_heat_engine<T>(Backend::cuda, p, &init, EngineOptions{"temporal", false, chunk, depth});
+    EXPECT_EQ(gpu->kernel_info().depth, depth);
+    cpu->advance(steps);
+    gpu->advance(steps);
+    EXPECT_LE(max_relative_error(gpu->field(), cpu->field()), tolerance<T>())
+        << to_string(s) << " depth " << depth << ", chunk " << chunk << ", " << steps << " steps";
+}
+
+TEST(HeatTemporal, MatchesReferenceAtEveryDepthFp64) {
+    REQUIRE_GPU();
+    for (int depth = 1; depth <= 8; ++depth) heat_temporal_matches_cpu<double>(HeatStencil::p7, depth, depth % 2 ? 8 : 0);
+    for (int depth : {2, 3}) heat_temporal_matches_cpu<double>(HeatStencil::p27, depth, 16);
+}
+TEST(HeatTemporal, MatchesReferenceAtEveryDepthFp32) {
+    REQUIRE_GPU();
+    for (int depth = 1; depth <= 8; ++depth) heat_temporal_matches_cpu<float>(HeatStencil::p7, depth, depth % 2 ? 0 : 8);
+    for (int depth : {2, 4}) heat_temporal_matches_cpu<float>(HeatStencil::p19, depth, 16);
+}
+
+// The same per-cell arithmetic as the single-sweep kernels: bitwise equal to `planes`.
+TEST(HeatTemporal, BitwiseEqualToPlanes) {
+    REQUIRE_GPU();
+    for (HeatStencil s : {HeatStencil::p7, HeatStencil::p27}) {
+        const HeatParams p = HeatParams::make_box(90, 61, 40, s);
+        HostField<float> init(p.extent());
+        test::fill_random(init, 70);
+        test::zero_ghosts(init);
+        auto planes = make_heat_engine<float>(Backend::cuda, p, &init, EngineOptions{"planes", false});
+        auto temporal = make_heat_engine<float>(Backend::cuda, p, &init, EngineOptions{"temporal", false, 16, 4});
+        planes->advance(23);
+        temporal->advance(23);
+        const auto a = planes->field(), b = temporal->field();
+        EXPECT_TRUE(test::bitwise_equal(a, b)) << to_string(s) << " " << max_relative_error(b, a);
+    }
+}
+
+// --chunk on a kernel that has no strips or plane chunks is an error, not a silent no-op.
+TEST(Cuda, ChunkOnAKernelWithoutChunksIsAClearError) {
+    REQUIRE_GPU();
+    const HeatParams p = HeatParams::make(40, HeatStencil::p7);
+    EXPECT_THROW(make_heat_engine<float>(Backend::cuda, p, nullptr, EngineOptions{"naive", true, 16}), UsageError);
+    EXPECT_THROW(make_apf_engine<float>(Backend::cuda, ApfParams::for_mesh(64), nullptr,
+                                        EngineOptions{"temporal", true, 16, 2}),
+                 UsageError);
+    EXPECT_NO_THROW(make_heat_engine<float>(Backend::cuda, p, nullptr, EngineOptions{"temporal", true, 16, 2}));
+}
+
 TEST(Cuda, KernelListsHoldTheStrategyLadder) {
     for (const char* model : {"apf", "heat3d"}) {
         const auto names = kernel_names(Backend::cuda, model);

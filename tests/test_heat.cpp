@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 #include "strata/run.hpp"
 #include "test_util.hpp"
@@ -73,6 +74,14 @@ TEST(Heat3D, ReportCarriesTheErrorAgainstTheExactSolution) {
     EXPECT_GT(r["max_error"].get<double>(), 0.0);
     EXPECT_LT(r["max_error"].get<double>(), 1e-2);
     EXPECT_NE(out.str().find("Max error vs exact"), std::string::npos);
+}
+
+// The CPU backends have no kernel launch to shape: --chunk and --depth there are errors.
+TEST(Heat3D, LaunchKnobsOnTheCpuAreAClearError) {
+    const HeatParams p = HeatParams::make(8, HeatStencil::p7);
+    EXPECT_THROW(make_heat_engine<double>(Backend::cpu, p, nullptr, EngineOptions{"", true, 16}), UsageError);
+    EXPECT_THROW(make_heat_engine<double>(Backend::omp, p, nullptr, EngineOptions{"", true, 0, 4}), UsageError);
+    EXPECT_NO_THROW(make_heat_engine<double>(Backend::omp, p, nullptr, EngineOptions{}));
 }
 
 }  // namespace

@@ -109,8 +109,9 @@ std::unique_ptr<WaveEngine<T>> make_wave_engine(Backend backend, const WaveProbl
 // CUDA devices this process can use: 0 without a GPU, a driver, or a CUDA build.
 int cuda_device_count();
 
-// The strategies a backend offers for a model ("cpu" and "omp" have one each).
-std::vector<std::string> kernel_names(Backend backend, std::string_view model);
+// The strategies a backend offers for a model ("cpu" and "omp" have one each); `chunked_only`:
+// those that take --chunk (rows or planes per block).
+std::vector<std::string> kernel_names(Backend backend, std::string_view model, bool chunked_only = false);
 std::string kernel_description(Backend backend, std::string_view model, std::string_view kernel);
 
 }  // namespace strata

@@ -63,7 +63,8 @@ template <class Make, class Check>
 std::vector<Row> bench_kernels(const BenchOptions& o, std::string_view model, double cells, int flops_per_cell,
                                int bytes_per_cell, double copy_gbs, Make make, Check check) {
     std::vector<Row> rows;
-    const auto kernels = o.kernels.empty() ? kernel_names(o.backend, model) : o.kernels;
+    // With --chunk, the kernels that take one (another kernel given by name is a usage error).
+    const auto kernels = o.kernels.empty() ? kernel_names(o.backend, model, o.chunk > 0) : o.kernels;
     for (const auto& k : kernels) {
         // Depths apply to the temporal kernel; every other kernel advances one step per pass.
         const bool temporal = k == "temporal";

@@ -17,6 +17,9 @@ void check_cpu_kernel(Backend b, const EngineOptions& o) {
     if (!o.kernel.empty() && o.kernel != to_string(b))
         throw UsageError("kernel '" + o.kernel + "' does not exist on the " + std::string(to_string(b)) +
                          " backend (its only kernel is '" + std::string(to_string(b)) + "')");
+    if (o.chunk != 0 || o.depth > 1)
+        throw UsageError(std::string(o.chunk != 0 ? "--chunk" : "--depth") + " sets a cuda kernel's launch; the " +
+                         std::string(to_string(b)) + " backend has none");
 }
 
 #ifndef STRATA_HAVE_CUDA
@@ -110,12 +113,12 @@ int cuda_device_count() {
 #endif
 }
 
-std::vector<std::string> kernel_names(Backend backend, std::string_view model) {
+std::vector<std::string> kernel_names(Backend backend, std::string_view model, bool chunked_only) {
     if (backend != Backend::cuda) return {std::string(to_string(backend))};
 #ifdef STRATA_HAVE_CUDA
-    return cuda::kernel_names(model);
+    return cuda::kernel_names(model, chunked_only);
 #else
-    (void)model;
+    (void)model, (void)chunked_only;
     return {};
 #endif
 }

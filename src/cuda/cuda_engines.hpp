@@ -21,7 +21,7 @@ template <class T>
 std::unique_ptr<WaveEngine<T>> make_wave_engine(const WaveProblem<T>& p, const WaveState<T>* initial,
                                                 const EngineOptions& o);
 
-std::vector<std::string> kernel_names(std::string_view model);
+std::vector<std::string> kernel_names(std::string_view model, bool chunked_only);
 std::string kernel_description(std::string_view model, std::string_view name);
 // The strategy a run gets without --kernel (until the autotuner's wisdom replaces it).
 std::string default_kernel(std::string_view model, std::int64_t cells, bool box_stencil);

@@ -22,16 +22,17 @@ namespace strata::cuda {
 
 namespace {
 template <std::size_t N>
-std::vector<std::string> names_of(const std::array<StrategyDoc, N>& docs) {
+std::vector<std::string> names_of(const std::array<StrategyDoc, N>& docs, bool chunked_only) {
     std::vector<std::string> out;
-    for (const auto& d : docs) out.emplace_back(d.name);
+    for (const auto& d : docs)
+        if (d.chunked || !chunked_only) out.emplace_back(d.name);
     return out;
 }
 }  // namespace
 
-std::vector<std::string> kernel_names(std::string_view model) {
-    if (model == "wave3d") return names_of(kStrategiesWave);
-    return model == "apf" ? names_of(kStrategies2d) : names_of(kStrategies3d);
+std::vector<std::string> kernel_names(std::string_view model, bool chunked_only) {
+    if (model == "wave3d") return names_of(kStrategiesWave, chunked_only);
+    return model == "apf" ? names_of(kStrategies2d, chunked_only) : names_of(kStrategies3d, chunked_only);
 }
 
 std::string kernel_description(std::string_view model, std::string_view name) {

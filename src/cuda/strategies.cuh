@@ -9,6 +9,7 @@
 #include "strategies3d.cuh"
 #include "strategy_names.hpp"
 #include "temporal2d.cuh"
+#include "temporal3d.cuh"
 
 namespace strata::cuda {
 
@@ -21,8 +22,9 @@ struct LaunchKnobs {
 // neighbouring rows, which 2D apf prefers (multi4 fp32: 98% of copy bandwidth at 8 rows, 95% at
 // 16, 88% at 64); the 3D strategies are within 2% of each other from 32 to 256 planes.
 constexpr int kDefaultRows2d = 8, kDefaultPlanes3d = 64;
-// Steps per pass of the temporal strategy when --depth is not given.
-constexpr int kDefaultDepth2d = 4;
+// Steps per pass of the temporal strategies when --depth is not given, and the 3D one's planes
+// per block (its z-chunks re-read 2 depth planes each).
+constexpr int kDefaultDepth2d = 4, kDefaultDepth3d = 4, kDefaultPlanesTemporal3d = 128;
 
 template <class Model>
 using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const DevGrid&, const LaunchKnobs&,
@@ -32,16 +34,18 @@ using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const Dev
 // the new state to `wr` (which must not alias `rd`, the pointwise state included).
 template <class Model>
 using FusedFn = void (*)(const Model&, const typename Model::Fields& rd, const typename Model::Fields& wr,
-                         const DevGrid&, int depth, cudaStream_t);
+                         const DevGrid&, int depth, const LaunchKnobs&, cudaStream_t);
 // Bytes a fused pass moves through device memory per cell update, from its tile geometry
 // (each tile's extended region read once, its output region written once).
-using FusedBytesFn = double (*)(const DevGrid&, int depth);
+using FusedBytesFn = double (*)(const DevGrid&, int depth, const LaunchKnobs&);
 
-// Either `launch` (one step per launch) or `fused` (several) is set.
+// Either `launch` (one step per launch) or `fused` (several) is set. `chunked` says whether the
+// kernel reads LaunchKnobs::chunk (strips of rows or chunks of planes per block).
 template <class Model>
 struct Strategy {
     std::string name;
     LaunchFn<Model> launch = nullptr;
+    bool chunked = false;
     FusedFn<Model> fused = nullptr;
     FusedBytesFn fused_bytes = nullptr;
     int max_depth = 1;
@@ -108,7 +112,7 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
 
 template <class Model, int BX, int BY, int CX, int CY, int MinBlocks>
 void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
-                       const DevGrid& g, int depth, cudaStream_t s) {
+                       const DevGrid& g, int depth, const LaunchKnobs&, cudaStream_t s) {
     using Tile = TemporalTile2d<BX, BY, CX, CY>;
     const dim3 blocks(blocks_for(g.nx, Tile::out_w(depth)), blocks_for(g.ny, Tile::out_h(depth)));
     temporal2d_prepare<Model, BX, BY, CX, CY, MinBlocks>();
@@ -117,7 +121,7 @@ void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const t
     STRATA_CUDA_CHECK_LAUNCH();
 }
 template <class Model, int BX, int BY, int CX, int CY>
-double temporal2d_bytes(const DevGrid& g, int depth) {
+double temporal2d_bytes(const DevGrid& g, int depth, const LaunchKnobs&) {
     using Tile = TemporalTile2d<BX, BY, CX, CY>;
     constexpr double fields = Model::min_bytes_per_cell / 2.0;  // bytes read (= written) per cell
     const double bx = blocks_for(g.nx, Tile::out_w(depth)), by = blocks_for(g.ny, Tile::out_h(depth));
@@ -135,6 +139,54 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     return t;
 }
 
+template <class Model, int BX, int BY, int CX, int CY, int S, int MinBlocks, int K>
+void launch_temporal3d_at(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
+                          const DevGrid& g, const LaunchKnobs& k, cudaStream_t s) {
+    using Tile = TemporalTile3d<BX, BY, CX, CY>;
+    constexpr std::size_t smem = temporal3d_smem_bytes<typename Model::value_type, BX, BY, CX, CY, K, S>();
+    constexpr auto kernel = temporal3d<Model, BX, BY, CX, CY, K, S, MinBlocks>;
+    static const bool prepared = [&] {  // past 48 KB of dynamic shared memory needs the opt-in
+        STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        return true;
+    }();
+    (void)prepared;
+    const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesTemporal3d;
+    const dim3 blocks(blocks_for(g.nx, Tile::out_w(K)), blocks_for(g.ny, Tile::out_h(K)), blocks_for(g.nz, planes));
+    kernel<<<blocks, dim3(BX, BY), smem, s>>>(m, rd, wr, g, planes);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+// The depth is a template argument (it sizes the register queues): one kernel per depth.
+template <class Model, int BX, int BY, int CX, int CY, int S, int MinBlocks, int... Ks>
+void launch_temporal3d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
+                       const DevGrid& g, int depth, const LaunchKnobs& k, cudaStream_t s) {
+    const bool launched =
+        ((depth == Ks ? (launch_temporal3d_at<Model, BX, BY, CX, CY, S, MinBlocks, Ks>(m, rd, wr, g, k, s), true)
+                      : false) ||
+         ...);
+    if (!launched) throw Error("temporal3d has no kernel of depth " + std::to_string(depth));
+}
+template <class Model, int BX, int BY, int CX, int CY>
+double temporal3d_bytes(const DevGrid& g, int depth, const LaunchKnobs& k) {
+    using Tile = TemporalTile3d<BX, BY, CX, CY>;
+    constexpr double word = sizeof(typename Model::value_type);
+    const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesTemporal3d;
+    const double chunks = blocks_for(g.nz, planes);
+    const double tiles = double(blocks_for(g.nx, Tile::out_w(depth))) * blocks_for(g.ny, Tile::out_h(depth));
+    const double cells = double(g.nx) * g.ny * g.nz;
+    const double read = tiles * Tile::CELLS * (g.nz + chunks * 2 * depth) * word, written = cells * word;
+    return (read + written) / (cells * depth);
+}
+template <class Model, int BX, int BY, int CX, int CY, int S, int MinBlocks, int... Ks>
+Strategy<Model> temporal3d_strategy(std::string_view name) {
+    Strategy<Model> t{std::string(name)};
+    t.chunked = true;
+    t.fused = launch_temporal3d<Model, BX, BY, CX, CY, S, MinBlocks, Ks...>;
+    t.fused_bytes = temporal3d_bytes<Model, BX, BY, CX, CY>;
+    t.max_depth = std::max({Ks...});
+    t.default_depth = kDefaultDepth3d;
+    return t;
+}
+
 // The kernels of the strategies in strategy_names.hpp, entry by entry.
 template <class Model>
 std::vector<Strategy<Model>> strategies() {
@@ -144,7 +196,7 @@ std::vector<Strategy<Model>> strategies() {
         kernels = {launch_naive2d<Model, 32, 8>, launch_smem2d<Model, 32, 8>, launch_rows2d<Model, 128, 1>,
                    launch_rows2d<Model, 128, 2>, launch_rows2d<Model, 128, 4>};
         for (std::size_t i = 0; i < kernels.size(); ++i)
-            out.push_back({std::string(kStrategies2d[i].name), kernels[i]});
+            out.push_back({std::string(kStrategies2d[i].name), kernels[i], kStrategies2d[i].chunked});
         // 64 x 64-cell tiles, 512 threads of 2 x 4 cells, two blocks per SM. Measured on an H100 at
         // 8192^2 against 64x64 tiles of 256 threads (2 x 8 cells; 3 blocks per SM: equal in fp32,
         // 1.7x slower in fp64, which spilled), 128x64 tiles (25% slower) and 64x32 tiles (equal at
@@ -161,8 +213,11 @@ std::vector<Strategy<Model>> strategies() {
                    launch_planes3d<Model, 32, 8, 1, 1, 2>, launch_planes3d<Model, 32, 8, 2, 1, 2>,
                    launch_planes3d<Model, 32, 8, 4, 1, D>, launch_planes3d<Model, 32, 8, 2, V, D>,
                    launch_async3d<Model, 32, 8, 2, V, 4>};
-        for (std::size_t i = 0; i < kStrategies3d.size(); ++i)
-            out.push_back({std::string(kStrategies3d[i].name), kernels[i]});
+        for (std::size_t i = 0; i < kernels.size(); ++i)
+            out.push_back({std::string(kStrategies3d[i].name), kernels[i], kStrategies3d[i].chunked});
+        // 64 x 32-cell tiles of 512 threads, 2 x 2 cells each; a 4-stage ring. (2 x 4 cells per
+        // thread need more than 128 registers from depth 3 in fp32: they spill.)
+        out.push_back(temporal3d_strategy<Model, 32, 16, 2, 2, 4, 1, 1, 2, 3, 4, 5, 6, 7, 8>(kStrategies3d[7].name));
     }
     return out;
 }

@@ -8,31 +8,33 @@ namespace strata::cuda {
 
 struct StrategyDoc {
     std::string_view name, what;
+    bool chunked = false;  // takes --chunk (rows or planes per block)
 };
 
 inline constexpr std::array<StrategyDoc, 6> kStrategies2d{{
     {"naive", "one thread per cell, neighbours from global memory (32x8 blocks)"},
     {"smem", "a 32x8 tile and its halo in shared memory"},
-    {"planes", "sliding rows: 128-thread rows march along y, rows above/below in registers"},
-    {"multi2", "sliding rows, 2 rows per thread per pass"},
-    {"multi4", "sliding rows, 4 rows per thread per pass"},
+    {"planes", "sliding rows: 128-thread rows march along y, rows above/below in registers", true},
+    {"multi2", "sliding rows, 2 rows per thread per pass", true},
+    {"multi4", "sliding rows, 4 rows per thread per pass", true},
     {"temporal", "--depth K steps per pass over memory: 64x64 overlapped tiles advanced in shared memory"},
 }};
 
-inline constexpr std::array<StrategyDoc, 7> kStrategies3d{{
+inline constexpr std::array<StrategyDoc, 8> kStrategies3d{{
     {"naive", "one thread per cell, neighbours from global memory (32x4x2 blocks)"},
     {"smem", "a 32x4x4 brick and its halo in shared memory"},
-    {"planes", "2.5D: 32x8 tiles march along z, plane sums in a register queue"},
-    {"multi2", "2.5D, 2 cells per thread along y (32x16 tiles)"},
-    {"multi4", "2.5D, 4 cells per thread along y (32x32 tiles)"},
-    {"vec", "2.5D, 16-byte accesses: 4 (fp32) or 2 (fp64) cells along x, 2 along y per thread"},
-    {"async", "vec with cp.async: planes copied straight to a 4-stage shared-memory ring, 3 ahead"},
+    {"planes", "2.5D: 32x8 tiles march along z, plane sums in a register queue", true},
+    {"multi2", "2.5D, 2 cells per thread along y (32x16 tiles)", true},
+    {"multi4", "2.5D, 4 cells per thread along y (32x32 tiles)", true},
+    {"vec", "2.5D, 16-byte accesses: 4 (fp32) or 2 (fp64) cells along x, 2 along y per thread", true},
+    {"async", "vec with cp.async: planes copied straight to a 4-stage shared-memory ring, 3 ahead", true},
+    {"temporal", "--depth K steps per pass: 64x32 overlapped tiles stream along z, K levels pipelined", true},
 }};
 
 // The radius-4 wave model (wave_strategies.cuh).
 inline constexpr std::array<StrategyDoc, 2> kStrategiesWave{{
     {"naive", "one thread per cell, all 25 neighbours from global memory (32x4x2 blocks)"},
-    {"planes", "2.5D: 64x16 (fp32) tiles march along z, p at z-4..z+4 in a register queue, 16-byte accesses"},
+    {"planes", "2.5D: 64x16 (fp32) tiles march along z, p at z-4..z+4 in a register queue, 16-byte accesses", true},
 }};
 
 }  // namespace strata::cuda

@@ -106,6 +106,10 @@ public:
           in_(e, stream_.get()),
           out_(e, stream_.get()) {
         out_.poison(stream_.get());
+        if (o.chunk < 0) throw UsageError("--chunk must be positive (got " + std::to_string(o.chunk) + ")");
+        if (o.chunk > 0 && !strategy_.chunked)
+            throw UsageError("--chunk sets the rows or planes per block of the streaming kernels; '" + strategy_.name +
+                             "' has none");
     }
     virtual ~TimeLoop() = default;
 
@@ -147,7 +151,7 @@ public:
     }
     const std::string& strategy_name() const { return strategy_.name; }
     KernelInfo info() const {
-        const double bytes = strategy_.fused ? strategy_.fused_bytes(in_.grid(), depth_) : Model::min_bytes_per_cell;
+        const double bytes = strategy_.fused ? strategy_.fused_bytes(in_.grid(), depth_, knobs_) : Model::min_bytes_per_cell;
         return {strategy_.name, depth_, bytes};
     }
 
@@ -167,7 +171,7 @@ protected:
     void pass(int steps) {
         if (temporal()) {
             const auto [rd, wr] = pass_fields();
-            strategy_.fused(model_, rd, wr, in_.grid(), steps, stream_.get());
+            strategy_.fused(model_, rd, wr, in_.grid(), steps, knobs_, stream_.get());
             swap_point_state();
         } else {
             strategy_.launch(model_, step_fields(), in_.grid(), knobs_, stream_.get());

@@ -177,7 +177,7 @@ std::vector<Strategy<Model>> wave_strategy_table() {
                                                   launch_wave_planes<Model, 16, 16, 2>};
     std::vector<Strategy<Model>> out;
     for (std::size_t i = 0; i < kStrategiesWave.size(); ++i)
-        out.push_back({std::string(kStrategiesWave[i].name), kernels[i]});
+        out.push_back({std::string(kStrategiesWave[i].name), kernels[i], kStrategiesWave[i].chunked});
     return out;
 }
 
