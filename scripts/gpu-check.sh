@@ -29,7 +29,8 @@ if [[ $what == bench || $what == all ]]; then
   $build/strata probe | tee -a "$out/bench.txt"
   echo | tee -a "$out/bench.txt"
   bench apf --precision fp32,fp64 --depth 2,4,8 --json "$json/apf.json"
-  for s in 7pt 19pt 27pt; do
+  bench heat3d --stencil 7pt --precision fp32,fp64 --depth 2,3,4 --json "$json/heat-7pt.json"
+  for s in 19pt 27pt; do
     bench heat3d --stencil $s --precision fp32,fp64 --json "$json/heat-$s.json"
   done
   bench wave3d --precision fp32,fp64 --json "$json/wave.json"
@@ -79,6 +80,8 @@ if [[ $what == ncu ]]; then  # one launch of each kernel under study, with ncu's
   sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis"
   ncu --clock-control none $sections --kernel-name regex:temporal2d --launch-skip 3 --launch-count 1 \
     $build/strata run apf -n 8192 -i 40 --backend cuda --precision fp32 --kernel temporal --depth 4 --no-graphs > "$out/ncu-temporal.txt" 2>&1
+  ncu --clock-control none $sections --kernel-name regex:temporal3d --launch-skip 3 --launch-count 1 \
+    $build/strata run heat3d -n 512 --steps 18 --backend cuda --precision fp32 --kernel temporal --depth 3 --no-graphs > "$out/ncu-heat-temporal.txt" 2>&1
   ncu --clock-control none $sections --kernel-name regex:planes3d --launch-skip 3 --launch-count 1 \
     $build/strata run heat3d -n 512 --steps 6 --backend cuda --precision fp32 --kernel vec --no-graphs > "$out/ncu-vec.txt" 2>&1
   for f in "$out"/ncu-*.txt; do

@@ -24,7 +24,9 @@ struct LaunchKnobs {
 constexpr int kDefaultRows2d = 8, kDefaultPlanes3d = 64;
 // Steps per pass of the temporal strategies when --depth is not given, and the 3D one's planes
 // per block (its z-chunks re-read 2 depth planes each).
-constexpr int kDefaultDepth2d = 4, kDefaultDepth3d = 4, kDefaultPlanesTemporal3d = 128;
+// Measured on an H100 at 512^3 (heat 7pt): depth 3 beats 2 and 4 in fp32 and fp64, and 64 planes
+// beat 32 (and, on an earlier version of the kernel, 128, 256 and 512).
+constexpr int kDefaultDepth2d = 4, kDefaultDepth3d = 3, kDefaultPlanesTemporal3d = 64;
 
 template <class Model>
 using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const DevGrid&, const LaunchKnobs&,
@@ -215,9 +217,12 @@ std::vector<Strategy<Model>> strategies() {
                    launch_async3d<Model, 32, 8, 2, V, 4>};
         for (std::size_t i = 0; i < kernels.size(); ++i)
             out.push_back({std::string(kStrategies3d[i].name), kernels[i], kStrategies3d[i].chunked});
-        // 64 x 32-cell tiles of 512 threads, 2 x 2 cells each; a 4-stage ring. (2 x 4 cells per
-        // thread need more than 128 registers from depth 3 in fp32: they spill.)
-        out.push_back(temporal3d_strategy<Model, 32, 16, 2, 2, 4, 1, 1, 2, 3, 4, 5, 6, 7, 8>(kStrategies3d[7].name));
+        // 64 x 32-cell tiles of 512 threads, 2 x 2 cells each; a 4-stage ring; in fp32 two blocks
+        // per SM (64 registers: no spill up to depth 3). Measured on an H100 (512^3, depth 4): 64 x
+        // 16 tiles of 256 threads were 23% slower; 2 x 4 cells per thread need more than 128
+        // registers from depth 3 in fp32 and spill.
+        constexpr int TB = sizeof(typename Model::value_type) == 4 ? 2 : 1;
+        out.push_back(temporal3d_strategy<Model, 32, 16, 2, 2, 4, TB, 1, 2, 3, 4, 5, 6, 7, 8>(kStrategies3d[7].name));
     }
     return out;
 }

@@ -44,38 +44,46 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     temporal3d(const Model m, const typename Model::Fields rd, const typename Model::Fields wr, const DevGrid g,
                const int zchunk) {
     static_assert(!Model::mirror, "temporal3d applies fixed (zero) boundaries");
-    static_assert(S >= 2 && K >= 1, "");
+    static_assert(S >= 2 && K >= 1 && CX * CY <= 32 && CY * K <= 32, "the cell and row bits fit one word");
     using T = typename Model::value_type;
     using Sums = PlaneSums<T>;
     using Tile = TemporalTile3d<BX, BY, CX, CY>;
     constexpr int TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    T* const ring = reinterpret_cast<T*>(smem_raw);  // S stages of level 0
+    // S stages of level 0 after 16 bytes of padding (box stencils' corner reads at the tile's
+    // edge cells, whose values are never used, reach one cell before or after the buffers).
+    T* const ring = reinterpret_cast<T*>(smem_raw) + 16 / sizeof(T);
     T* const levels = ring + S * CELLS;              // the newest plane of levels 1 .. K-1
 
     const int tx = threadIdx.x, row0 = threadIdx.y * CY;
     const int x0 = blockIdx.x * Tile::out_w(K) - K, y0 = blockIdx.y * Tile::out_h(K) - K;
     const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
 
-    // Per own column and row: the offset to load from (clamped into the ghost layer), whether it
-    // lies in the domain, and whether it is far enough from the tile's edge to be stored.
+    // Per own column and row: the offset to load from (clamped into the ghost layer). Per own
+    // cell, bits (kept in one register each, not re-derived at every use): whether it lies in the
+    // domain, and whether it is far enough from the tile's edge to be stored; per own row and
+    // level, whether the level is exact there (the row is at least that far from the edge).
     int col[CX], row_off[CY];
-    bool in_x[CX], out_x[CX], in_y[CY];
-    int dist_y[CY];
-#pragma unroll
-    for (int i = 0; i < CX; ++i) {
-        const int sx = tx + i * BX, x = x0 + sx;
-        col[i] = load_index<false>(x, g.nx);
-        in_x[i] = x >= 0 && x < g.nx;
-        out_x[i] = in_x[i] && sx >= K && sx < TW - K;
-    }
+    unsigned inside = 0, stored = 0, rows = 0;
 #pragma unroll
     for (int j = 0; j < CY; ++j) {
-        const int sy = row0 + j, y = y0 + sy;
+        const int sy = row0 + j, y = y0 + sy, dist_y = min(sy, TH - 1 - sy);
         row_off[j] = int(load_index<false>(y, g.ny) * g.pitch);
-        in_y[j] = y >= 0 && y < g.ny;
-        dist_y[j] = min(sy, TH - 1 - sy);
+#pragma unroll
+        for (int l = 1; l <= K; ++l) rows |= unsigned(dist_y >= l) << (j * K + l - 1);
+#pragma unroll
+        for (int i = 0; i < CX; ++i) {
+            const int sx = tx + i * BX, x = x0 + sx;
+            const bool in = x >= 0 && x < g.nx && y >= 0 && y < g.ny;
+            inside |= unsigned(in) << (j * CX + i);
+            stored |= unsigned(in && sx >= K && sx < TW - K && dist_y >= K) << (j * CX + i);
+        }
     }
+#pragma unroll
+    for (int i = 0; i < CX; ++i) col[i] = load_index<false>(x0 + tx + i * BX, g.nx);
+    // Opaque to the optimizer, which would otherwise fold each bit test back into the
+    // comparisons it came from and evaluate them again per cell and level.
+    asm("" : "+r"(inside), "+r"(stored), "+r"(rows));
 
     // Level-0 planes [qa, qb) feed output planes [z0, z1).
     const int qa = z0 - K, qb = z1 + K;
@@ -124,7 +132,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
             T nxt[CY][CX];
 #pragma unroll
             for (int j = 0; j < CY; ++j) {
-                if (dist_y[j] < l + 1) continue;  // level l+1 is not exact on this row: skip it
+                if (!(rows >> (j * K + l) & 1)) continue;  // level l+1 is not exact on this row: skip it
                 const int sy = row0 + j;
 #pragma unroll
                 for (int i = 0; i < CX; ++i) {
@@ -136,15 +144,15 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
                         return src[(sy + dj) * TW + sx + di];
                     };
                     const Sums above = m.plane_sums(u);
-                    if (advance) {
-                        const T v = in_x[i] && in_y[j] && in_z ? m.update_planes(older[l][j][i], old[l][j][i], above)
-                                                               : T(0);
-                        nxt[j][i] = v;
-                        if (l + 1 < K)
-                            dst[sy * TW + sx] = v;
-                        else if (store && out_x[i] && in_y[j] && dist_y[j] >= K)
-                            wr.out[std::int64_t(p) * g.plane + row_off[j] + col[i]] = v;
-                    }
+                    // Before `advance` the queue is not full yet: v is garbage that nobody reads
+                    // (the next level starts later, and `store` is false), cheaper than a branch.
+                    const bool in = in_z && (inside >> (j * CX + i) & 1);
+                    const T v = in ? m.update_planes(older[l][j][i], old[l][j][i], above) : T(0);
+                    nxt[j][i] = v;
+                    if (l + 1 < K)
+                        dst[sy * TW + sx] = v;
+                    else if (store && (stored >> (j * CX + i) & 1))
+                        wr.out[std::int64_t(p) * g.plane + row_off[j] + col[i]] = v;
                     older[l][j][i] = old[l][j][i];
                     old[l][j][i] = above;
                 }
@@ -158,10 +166,10 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     }
 }
 
-// Dynamic shared memory of one block: the ring and K-1 level planes.
+// Dynamic shared memory of one block: the ring and K-1 level planes, and the padding around them.
 template <class T, int BX, int BY, int CX, int CY, int K, int S>
 constexpr std::size_t temporal3d_smem_bytes() {
-    return std::size_t(S + K - 1) * TemporalTile3d<BX, BY, CX, CY>::CELLS * sizeof(T);
+    return std::size_t(S + K - 1) * TemporalTile3d<BX, BY, CX, CY>::CELLS * sizeof(T) + 2 * 16;
 }
 
 }  // namespace strata::cuda
