@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
+#include <png.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 
 #include "strata/core/error.hpp"
 #include "strata/io/png.hpp"
@@ -39,6 +43,61 @@ TEST(Png, WrittenImageReadsBackPixelForPixel) {
     EXPECT_EQ(back.height, h);
     EXPECT_EQ(back.pixels, img.pixels);
     EXPECT_EQ(back.at(5, 3), io::viridis((v[3 * w + 5] + 1.0) / 3.0));
+    std::filesystem::remove(path);
+}
+
+// The palette indices of an 8-bit indexed PNG as stored, without expanding them to colours
+// (two palette entries share a colour, so colours alone would not tell indices apart).
+io::IndexedImage read_indices(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw std::runtime_error("cannot open " + path);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    png_infop info = png_create_info_struct(png);
+    io::IndexedImage img;
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, nullptr);
+        std::fclose(f);
+        throw std::runtime_error(path + " is not a readable PNG");
+    }
+    png_init_io(png, f);
+    png_read_info(png, info);
+    if (png_get_color_type(png, info) == PNG_COLOR_TYPE_PALETTE && png_get_bit_depth(png, info) == 8) {
+        img.width = int(png_get_image_width(png, info));
+        img.height = int(png_get_image_height(png, info));
+        img.index.resize(std::size_t(img.width) * img.height);
+        for (int y = 0; y < img.height; ++y) png_read_row(png, &img.index[std::size_t(y) * img.width], nullptr);
+        png_read_end(png, nullptr);
+    }
+    png_destroy_read_struct(&png, &info, nullptr);
+    std::fclose(f);
+    return img;
+}
+
+TEST(Png, IndexedImageWithRunsAndNoiseReadsBackIndexForIndex) {
+    // Wider than a zlib run (258 bytes) and odd; rows of one index continuing into the next row,
+    // runs shorter and longer than a match, noise, and the NaN index.
+    const int w = 1031, h = 13;
+    io::IndexedImage img{w, h, std::vector<std::uint8_t>(std::size_t(w) * h)};
+    std::mt19937 gen(11);
+    std::uniform_int_distribution<int> any(0, 255), run(1, 700);
+    for (std::size_t i = 0; i < img.index.size();) {
+        const std::size_t n = std::min<std::size_t>(run(gen), img.index.size() - i);
+        const bool noise = any(gen) < 64;
+        const auto level = std::uint8_t(any(gen));
+        for (std::size_t k = 0; k < n; ++k) img.index[i + k] = noise ? std::uint8_t(any(gen)) : level;
+        i += n;
+    }
+    std::fill_n(img.index.begin() + 3 * w, 2 * w + 5, io::IndexedImage::kNaN);
+    const auto path = (std::filesystem::temp_directory_path() / "strata_png_indexed_test.png").string();
+    io::write_png(path, img);
+    const io::IndexedImage back = read_indices(path);
+    EXPECT_EQ(back.width, w);
+    EXPECT_EQ(back.height, h);
+    EXPECT_EQ(back.index, img.index);
+    const io::Image rgb = io::read_png(path);  // and our reader's colours are the palette's
+    ASSERT_EQ(rgb.pixels.size(), img.index.size());
+    for (std::size_t i = 0; i < img.index.size(); ++i)
+        ASSERT_EQ(rgb.pixels[i], io::palette_colour(img.index[i])) << i;
     std::filesystem::remove(path);
 }
 

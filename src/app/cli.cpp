@@ -64,7 +64,7 @@ void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std
 void add_io(CLI::App* cmd, IoOptions& io, bool& quiet) {
     cmd->add_option("--out", io.out_dir, "Directory for snapshot frames and the .pvd (default strata-out)");
     cmd->add_option("--every", io.snapshot_every, "Snapshot every N steps: .vti for ParaView and PNG pictures");
-    cmd->add_option("--writer-threads", io.writer_threads, "Threads encoding snapshots (default min(cores-1, 8))");
+    cmd->add_option("--writer-threads", io.writer_threads, "Threads encoding snapshots (default min(cores-1, 16))");
     cmd->add_option("--checkpoint", io.checkpoint_path,
                     "Write a checkpoint to FILE every --checkpoint-every steps and at the end");
     cmd->add_option("--checkpoint-every", io.checkpoint_every, "Checkpoint every N steps");

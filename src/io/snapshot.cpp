@@ -58,7 +58,7 @@ template std::vector<std::string> write_frame<double>(const FrameSpec&, const do
 
 int default_writer_threads() {
     const int hw = int(std::thread::hardware_concurrency());
-    return std::clamp(hw - 1, 1, 8);
+    return std::clamp(hw - 1, 1, 16);
 }
 
 SnapshotWriter::SnapshotWriter(std::string dir, std::string series, int threads)
