@@ -52,6 +52,11 @@ def main():
         ms, k, v = best(apf, prec)
         t = min((v2["ms"], k2) for k2, v2 in apf.items() if k2[0] == "temporal" and k2[2] == prec)
         lines.append(f"| apf 8192² {prec}, temporal vs best single sweep | ≥ {goal}× | {ms / t[0]:.2f}× at depth {t[1][1]} ({ms} → {t[0]} ms/step) |")
+    heat7 = rows(bench, "strata bench heat3d --stencil 7pt")
+    for prec, goal in (("fp32", 2.5), ("fp64", 2)):
+        ms, k, v = best(heat7, prec)
+        t = min((v2["ms"], k2) for k2, v2 in heat7.items() if k2[0] == "temporal" and k2[2] == prec)
+        lines.append(f"| heat3d 7pt 512³ {prec}, temporal vs best single sweep | ≥ {goal}× | {ms / t[0]:.2f}× at depth {t[1][1]} ({ms} → {t[0]} ms/step) |")
     wave = rows(bench, "strata bench wave3d")
     for prec in ("fp32", "fp64"):
         ms, k, v = best(wave, prec)

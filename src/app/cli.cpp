@@ -1,5 +1,6 @@
 // The command line. Every subcommand fills an options struct and calls the library; every
 // failure becomes one line on stderr and a non-zero exit (2 for bad input, 1 otherwise).
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -86,10 +87,14 @@ void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
         out << "no kernels: the " << to_string(backend) << " backend is not available in this build\n";
         return;
     }
-    out << "kernels for " << model << " on " << to_string(backend) << ":\n";
+    const auto chunked = kernel_names(backend, model, true);
+    out << "kernels for " << model << " on " << to_string(backend)
+        << (backend == Backend::cuda ? " (* takes --chunk):\n" : ":\n");
     for (const auto& k : names) {
+        const bool c = backend == Backend::cuda && std::find(chunked.begin(), chunked.end(), k) != chunked.end();
         char line[256];
-        std::snprintf(line, sizeof line, "  %-8s %s\n", k.c_str(), kernel_description(backend, model, k).c_str());
+        std::snprintf(line, sizeof line, "  %-8s %s %s\n", k.c_str(), c ? "*" : " ",
+                      kernel_description(backend, model, k).c_str());
         out << line;
     }
 }
