@@ -214,8 +214,11 @@ double steps_per_s(Engine& engine, std::int64_t every, const std::function<void(
 template <class T>
 void bench_snapshots(const BenchOptions& o, std::ostream& out) {
     io::SnapshotWriter writer(o.out_dir, o.model, o.writer_threads);
-    const EngineOptions eo{o.kernels.empty() ? "" : o.kernels.front(), o.graphs.front(), o.chunk,
-                           o.depths.empty() ? 0 : o.depths.front(), writer.threads() + 1};
+    EngineOptions eo{o.kernels.empty() ? "" : o.kernels.front(), o.graphs.front(), o.chunk,
+                     o.depths.empty() ? 0 : o.depths.front()};
+    auto buffers_for = [&](const Extent& e) {  // as a run sizes them
+        eo.snapshot_buffers = io::snapshot_buffers(writer.threads(), e.cells() * std::int64_t(sizeof(T)));
+    };
     std::unique_ptr<ApfEngine<T>> apf;
     std::unique_ptr<HeatEngine<T>> heat;
     io::FrameSpec spec;
@@ -224,6 +227,7 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
         ApfFields<T> init{HostField<T>(p.extent()), HostField<T>(p.extent())};
         fill_random(init.e, 1, 0.0, 1.0);
         fill_random(init.r, 2, 0.0, 0.5);
+        buffers_for(p.extent());
         apf = make_apf_engine<T>(o.backend, p, &init, eo);
         spec = {"", {p.n + 1, p.m + 1, 1, p.dx, {0, 0, 0}, "E"}, 2, 0.0, 1.0};
     } else {
@@ -231,6 +235,7 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
         HostField<T> init(p.extent());
         fill_random(init, 5, 0.0, 1.0);
         zero_ghosts(init);
+        buffers_for(p.extent());
         heat = make_heat_engine<T>(o.backend, p, &init, eo);
         spec = {"", {p.nx, p.ny, p.nz, p.h, {p.h, p.h, p.h}, "u"}, 3, 0.0, 1.0};
     }

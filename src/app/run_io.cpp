@@ -68,10 +68,7 @@ Snapshots::Snapshots(const IoOptions& o, std::int64_t every, const std::string& 
 }
 
 int Snapshots::buffers(std::int64_t frame_bytes) const {
-    if (!writer_) return 2;
-    const std::int64_t budget = std::int64_t(2) << 30;
-    return int(
-        std::clamp<std::int64_t>(budget / std::max<std::int64_t>(frame_bytes, 1), 2, writer_->threads() + 1));
+    return writer_ ? io::snapshot_buffers(writer_->threads(), frame_bytes) : 2;
 }
 
 std::vector<std::string> Snapshots::finish(std::ostream& out) {

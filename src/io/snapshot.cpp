@@ -61,6 +61,11 @@ int default_writer_threads() {
     return std::clamp(hw - 1, 1, 16);
 }
 
+int snapshot_buffers(int writer_threads, std::int64_t frame_bytes) {
+    const std::int64_t budget = std::int64_t(2) << 30;
+    return int(std::clamp<std::int64_t>(budget / std::max<std::int64_t>(frame_bytes, 1), 2, writer_threads + 1));
+}
+
 SnapshotWriter::SnapshotWriter(std::string dir, std::string series, int threads)
     : dir_(std::move(dir)), series_(std::move(series)) {
     std::error_code ec;

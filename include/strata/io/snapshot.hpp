@@ -44,6 +44,10 @@ Slice mid_slice(const T* values, const VtiGrid& grid, char axis);
 // frame buffer (16 x 134 MB = 2.1 GB at 4096^2 fp64; runs cap them at 2 GiB).
 int default_writer_threads();
 
+// Pinned host buffers for snapshots in flight with `writer_threads` writers: one per writer and
+// one more, within a 2 GiB budget, and at least 2.
+int snapshot_buffers(int writer_threads, std::int64_t frame_bytes);
+
 class SnapshotWriter {
 public:
     // Creates `dir` if needed. The series' collection is DIR/SERIES.pvd. threads <= 0: the default.
