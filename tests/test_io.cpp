@@ -363,13 +363,17 @@ TEST(Snapshots, Heat3dFramesHoldTheFieldAndItsMidPlanes) {
 }
 
 TEST(Progress, BarOnlyOnATerminalAndNotWithQuiet) {
-    const std::vector<std::string> args{"run", "apf", "-n", "30", "-i", "40"};
-    EXPECT_EQ(cli(args, false).out.find('\r'), std::string::npos);
-    const CliResult tty = cli(args, true);
-    EXPECT_NE(tty.out.find("\r[100%] step 40/40"), std::string::npos) << tty.out;
-    auto quiet = args;
-    quiet.push_back("--quiet");
-    EXPECT_EQ(cli(quiet, true).out.find('\r'), std::string::npos);
+    const std::vector<std::vector<std::string>> runs{{"run", "apf", "-n", "30", "-i", "40"},
+                                                     {"run", "wave3d", "-n", "20", "--steps", "40"}};
+    for (const auto& args : runs) {
+        EXPECT_EQ(cli(args, false).out.find('\r'), std::string::npos) << args[1];
+        const CliResult tty = cli(args, true);
+        EXPECT_EQ(tty.code, 0) << tty.out;
+        EXPECT_NE(tty.out.find("\r[100%] step 40/40"), std::string::npos) << tty.out;
+        auto quiet = args;
+        quiet.push_back("--quiet");
+        EXPECT_EQ(cli(quiet, true).out.find('\r'), std::string::npos) << args[1];
+    }
 }
 
 TEST(Cli, RejectsContradictingSnapshotAndCheckpointFlags) {

@@ -81,6 +81,7 @@ struct WaveRunOptions {
     int chunk = 0;
     int depth = 0;
     std::string json_path;
+    bool progress = false;  // the one-line progress bar (the CLI: a terminal and no --quiet)
 };
 
 // Throw UsageError naming the first bad option.

@@ -57,9 +57,13 @@ void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std
     cmd->add_flag("--no-graphs", no_graphs, "CUDA: launch every step (no CUDA graph replay)");
     cmd->add_option("--chunk", chunk, "CUDA streaming strategies: rows (2D) or planes (3D) per block")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--depth", depth, "CUDA temporal strategy: time steps per pass over memory (default 4)")
+    cmd->add_option("--depth", depth, "CUDA temporal strategy: time steps per pass over memory (default 4 for apf, 3 for heat3d)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
+}
+
+void add_quiet(CLI::App* cmd, bool& quiet) {
+    cmd->add_flag("--quiet", quiet, "No progress bar (there is none anyway when stdout is not a terminal)");
 }
 
 void add_io(CLI::App* cmd, IoOptions& io, bool& quiet) {
@@ -70,7 +74,7 @@ void add_io(CLI::App* cmd, IoOptions& io, bool& quiet) {
                     "Write a checkpoint to FILE every --checkpoint-every steps and at the end");
     cmd->add_option("--checkpoint-every", io.checkpoint_every, "Checkpoint every N steps");
     cmd->add_option("--restart", io.restart_path, "Continue from a checkpoint, to the same final step");
-    cmd->add_flag("--quiet", quiet, "No progress bar (there is none anyway when stdout is not a terminal)");
+    add_quiet(cmd, quiet);
 }
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -171,6 +175,8 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
                                                                 "x0,y0,z0,x1,y1,z1,count");
     wave_cmd->add_option("--out", wave.out_dir, "Directory for the traces")->capture_default_str();
     add_common(wave_cmd, wave_precision, wave_backend, wave.kernel, wave.json_path, wave_no_graphs, wave.chunk, wave.depth);
+    bool wave_quiet = false;
+    add_quiet(wave_cmd, wave_quiet);
 
     app::BenchOptions bench;
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
@@ -255,6 +261,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             wave.graphs = !wave_no_graphs;
             wave.precision = parse_precision(wave_precision);
             wave.backend = parse_backend(wave_backend);
+            wave.progress = out_is_terminal && !wave_quiet;
             if (wave.kernel == "list") {
                 print_kernels(out, wave.backend, "wave3d");
                 return 0;

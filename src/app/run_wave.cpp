@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "report.hpp"
+#include "run_io.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/png.hpp"
@@ -177,8 +178,9 @@ nlohmann::json run(const WaveRunOptions& o, std::ostream& out) {
     out << buf;
     out.flush();
 
+    app::Progress progress(out, o.progress, 0, o.steps, p.dt, double(p.extent3().cells()));
     const auto t0 = std::chrono::steady_clock::now();
-    engine->advance(o.steps);
+    app::drive(*engine, 0, o.steps, {}, progress);
     engine->synchronize();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const WaveStats s = wave_stats(problem.vdt2, engine->state());
