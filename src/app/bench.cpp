@@ -65,6 +65,7 @@ std::vector<Row> bench_kernels(const BenchOptions& o, std::string_view model, do
     std::vector<Row> rows;
     // With --chunk, the kernels that take one (another kernel given by name is a usage error).
     const auto kernels = o.kernels.empty() ? kernel_names(o.backend, model, o.chunk > 0) : o.kernels;
+    if (kernels.empty()) throw UsageError("--chunk: no " + std::string(model) + " kernel on this backend takes one");
     for (const auto& k : kernels) {
         // Depths apply to the temporal kernel; every other kernel advances one step per pass.
         const bool temporal = k == "temporal";

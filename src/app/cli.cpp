@@ -95,7 +95,7 @@ void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
     out << "kernels for " << model << " on " << to_string(backend)
         << (backend == Backend::cuda ? " (* takes --chunk):\n" : ":\n");
     for (const auto& k : names) {
-        const bool c = backend == Backend::cuda && std::find(chunked.begin(), chunked.end(), k) != chunked.end();
+        const bool c = std::find(chunked.begin(), chunked.end(), k) != chunked.end();
         char line[256];
         std::snprintf(line, sizeof line, "  %-8s %s %s\n", k.c_str(), c ? "*" : " ",
                       kernel_description(backend, model, k).c_str());

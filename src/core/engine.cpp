@@ -114,7 +114,7 @@ int cuda_device_count() {
 }
 
 std::vector<std::string> kernel_names(Backend backend, std::string_view model, bool chunked_only) {
-    if (backend != Backend::cuda) return {std::string(to_string(backend))};
+    if (backend != Backend::cuda) return chunked_only ? std::vector<std::string>{} : std::vector{std::string(to_string(backend))};
 #ifdef STRATA_HAVE_CUDA
     return cuda::kernel_names(model, chunked_only);
 #else
