@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
-# short table. Usage: scripts/gpu-check.sh [tests|bench|all] (default all). Logs go to $OUT.
+# short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
+# profile, ncu, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
+# want MODE: MODE was asked for (all counts for tests, bench and io)
+want() { [[ ",$what," == *",$1,"* ]] || { [[ ",$what," == *",all,"* ]] && [[ $1 == tests || $1 == bench || $1 == io ]]; }; }
 out=${OUT:-/tmp/strata-out}
 mkdir -p "$out"
 build=build-gpu
@@ -14,12 +17,12 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release >> "$out/log.txt" 2>&1 || { tail -30 "$out/log.txt"; exit 1; }
 cmake --build $build -j 16 >> "$out/log.txt" 2>&1 || { tail -50 "$out/log.txt"; exit 1; }
 
-if [[ $what == tests || $what == all ]]; then
+if want tests; then
   ctest --test-dir $build -L gpu --output-on-failure -j 4 > "$out/tests.txt" 2>&1 || true
   ctest --test-dir $build -L cpu -j 8 >> "$out/tests.txt" 2>&1 || true
   grep -E "tests passed|tests failed|Failed|\*\*\*|Failure|Expected|Actual|Which is|differs" "$out/tests.txt" | head -60
 fi
-if [[ $what == bench || $what == all ]]; then
+if want bench; then
   json=${JSON_DIR:-/tmp/strata-json}; mkdir -p "$json"
   bench() {  # the command, then its output, as docs/performance.md quotes them
     echo "\$ strata bench $*" | tee -a "$out/bench.txt"
@@ -36,7 +39,7 @@ if [[ $what == bench || $what == all ]]; then
   bench wave3d --precision fp32,fp64 --json "$json/wave.json"
   bench apf -n 256 --precision fp32 --graphs both --depth 4,16 --json "$json/apf-256.json"
 fi
-if [[ $what == profile ]]; then  # DRAM traffic and occupancy of the streaming kernels (ncu)
+if want profile; then  # DRAM traffic and occupancy of the streaming kernels (ncu)
   metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed
   for k in vec async planes; do
     ncu --clock-control none --kernel-name regex:"planes3d|async3d" --launch-skip 2 --launch-count 1 --metrics $metrics \
@@ -45,14 +48,16 @@ if [[ $what == profile ]]; then  # DRAM traffic and occupancy of the streaming k
   ncu --clock-control none --kernel-name regex:"rows2d|naive2d" --launch-skip 2 --launch-count 1 --metrics $metrics \
     $build/strata run apf -n 8192 -i 4 --backend cuda --precision fp32 --kernel multi4 --no-graphs 2>&1 | grep -E "rows2d|dram__|lts__|gpu__|warps" | sed 's/^ *//' | cut -c1-110
 fi
-if [[ $what == io || $what == all ]]; then  # snapshot overhead (issue: <= 5% at apf 4096^2, one every 100 steps)
-  for prec in fp32 fp64; do
-    echo "\$ strata bench apf -n 4096 --snapshot-every 100 --precision $prec" | tee -a "$out/bench.txt"
-    $build/strata bench apf -n 4096 --snapshot-every 100 --precision $prec --out /tmp/strata-frames | tee -a "$out/bench.txt"
-    echo | tee -a "$out/bench.txt"
+if want io; then  # snapshot overhead (issue: <= 5% at apf 4096^2, one every 100 steps)
+  for frames in 20 100; do  # 20: within the pinned buffers' reach; 100: the sustained rate
+    for prec in fp32 fp64; do
+      echo "\$ strata bench apf -n 4096 --snapshot-every 100 --frames $frames --precision $prec" | tee -a "$out/bench.txt"
+      $build/strata bench apf -n 4096 --snapshot-every 100 --frames $frames --precision $prec --out /tmp/strata-frames | tee -a "$out/bench.txt"
+      echo | tee -a "$out/bench.txt"
+    done
   done
 fi
-if [[ $what == temporal ]]; then  # the temporal strategies alone: tests, then MODEL's rows (apf or heat3d)
+if want temporal; then  # the temporal strategies alone: tests, then MODEL's rows (apf or heat3d)
   ctest --test-dir $build -R "Temporal|Strategy|Chunk" --output-on-failure > "$out/tests.txt" 2>&1 || true
   grep -E "tests passed|tests failed|Failed|Failure|Expected|Which is|differs|depth" "$out/tests.txt" | head -40
   if [[ ${MODEL:-apf} == apf ]]; then
@@ -65,7 +70,7 @@ if [[ $what == temporal ]]; then  # the temporal strategies alone: tests, then M
     done
   fi
 fi
-if [[ $what == sweep ]]; then  # launch-shape experiments, not for the docs
+if want sweep; then  # launch-shape experiments, not for the docs
   for c in 32 64 128 256; do
     echo "chunk $c"
     $build/strata bench heat3d --stencil 7pt --precision fp32,fp64 --kernels vec,async --chunk $c --repeats 5 | tail -4
@@ -76,7 +81,15 @@ if [[ $what == sweep ]]; then  # launch-shape experiments, not for the docs
     $build/strata bench apf --precision fp32,fp64 --kernels naive,multi4 --chunk $c --repeats 5 | tail -4
   done
 fi
-if [[ $what == ncu ]]; then  # one launch of each kernel under study, with ncu's main sections
+if want wave-ncu; then  # the wave kernels: why they stop near 70% of the copy bandwidth
+  sections="--section SpeedOfLight --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats"
+  for k in naive planes; do
+    ncu --clock-control none $sections --kernel-name regex:wave_$k --launch-skip 3 --launch-count 1 \
+      $build/strata run wave3d -n 512 --steps 6 --backend cuda --precision fp32 --kernel $k --no-graphs > "$out/ncu-wave-$k.txt" 2>&1
+    echo "== wave $k"; grep -E "Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Mem Busy|Max Bandwidth|Block Limit|dram__" "$out/ncu-wave-$k.txt" | sed 's/^ *//' | cut -c1-140 | head -30
+  done
+fi
+if want ncu; then  # one launch of each kernel under study, with ncu's main sections
   sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis"
   ncu --clock-control none $sections --kernel-name regex:temporal2d --launch-skip 3 --launch-count 1 \
     $build/strata run apf -n 8192 -i 40 --backend cuda --precision fp32 --kernel temporal --depth 4 --no-graphs > "$out/ncu-temporal.txt" 2>&1

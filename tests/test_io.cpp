@@ -152,6 +152,30 @@ TEST(SnapshotWriter, PvdListsEveryFrameInOrderWhileFramesFinishOutOfOrder) {
     }
 }
 
+TEST(SnapshotWriter, AFrameInPartsOnSeveralThreadsEqualsOneWrittenWhole) {
+    // 1100 rows: the picture goes in 4 strips on 4 writers, alongside the .vti.
+    TempDir dir;
+    const int w = 300, h = 1100;
+    const io::VtiGrid g{w, h, 1, 0.5, {}, "E"};
+    const auto v = random_values<float>(std::size_t(w) * h, 31);
+    io::SnapshotWriter writer(dir.str(), "s", 4);
+    const io::FrameSpec spec{writer.frame_stem(7), g, 2, 0.0, 1.0};
+    const auto parts = io::frame_parts<float>(spec, [&v] { return v.data(); }, writer.threads());
+    EXPECT_EQ(parts.size(), 1u + 4u);
+    writer.submit(1.5, parts);
+    const auto files = writer.finish();
+    ASSERT_EQ(files, (std::vector<std::string>{dir / "s_000007.vti", dir / "s_000007.png", dir / "s.pvd"}));
+    const auto whole = io::write_frame(io::FrameSpec{dir / "whole", g, 2, 0.0, 1.0}, v.data());
+    ASSERT_EQ(whole, (std::vector<std::string>{dir / "whole.vti", dir / "whole.png"}));
+    EXPECT_EQ(read_bytes(dir / "s_000007.vti"), read_bytes(dir / "whole.vti"));
+    const io::Image png = io::read_png(dir / "s_000007.png");
+    EXPECT_EQ(png.pixels, io::read_png(dir / "whole.png").pixels);
+    const io::IndexedImage want = io::field_picture(v.data(), w, h, 0.0, 1.0);
+    ASSERT_EQ(png.pixels.size(), want.index.size());
+    for (std::size_t i = 0; i < want.index.size(); ++i) ASSERT_EQ(png.pixels[i], io::palette_colour(want.index[i])) << i;
+    EXPECT_EQ(io::read_pvd(dir / "s.pvd"), (std::vector<io::PvdFrame>{{1.5, "s_000007.vti"}}));
+}
+
 TEST(SnapshotWriter, AnErrorOnAWriterThreadReachesTheCaller) {
     TempDir dir;
     io::SnapshotWriter writer(dir.str(), "s", 2);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "strata/core/error.hpp"
 #include "strata/io/png.hpp"
@@ -99,6 +100,42 @@ TEST(Png, IndexedImageWithRunsAndNoiseReadsBackIndexForIndex) {
     for (std::size_t i = 0; i < img.index.size(); ++i)
         ASSERT_EQ(rgb.pixels[i], io::palette_colour(img.index[i])) << i;
     std::filesystem::remove(path);
+}
+
+TEST(Png, StripsCompressedOnSeveralThreadsOutOfOrderReadBackIndexForIndex) {
+    // Strips of uneven heights (97 rows in 5), each its own deflate stream, finished last to first
+    // on their own threads: libpng must read one image whose indices are the rows given.
+    const int w = 611, h = 97, strips = 5;
+    io::IndexedImage img{w, h, std::vector<std::uint8_t>(std::size_t(w) * h)};
+    std::mt19937 gen(23);
+    std::uniform_int_distribution<int> any(0, 255);
+    for (std::size_t i = 0; i < img.index.size(); ++i)
+        img.index[i] = (i / 300) % 3 == 0 ? std::uint8_t(any(gen)) : std::uint8_t(i / 997);  // noise and runs
+    const auto path = (std::filesystem::temp_directory_path() / "strata_png_strips_test.png").string();
+    io::PngStrips png(path, w, h, strips);
+    ASSERT_EQ(png.strips(), strips);
+    std::vector<int> completed(strips, 0);
+    std::vector<int> rows_filled(h, 0);
+    for (int s = strips - 1; s >= 0; --s) {
+        std::thread t([&, s] {
+            completed[s] = png.write_strip(s, [&](int y, std::uint8_t* row) {
+                ++rows_filled[y];
+                std::copy_n(img.index.data() + std::size_t(y) * w, w, row);
+            });
+        });
+        t.join();
+    }
+    EXPECT_EQ(std::count(completed.begin(), completed.end(), 1), 1);
+    EXPECT_EQ(completed[0], 1);  // the last one written
+    EXPECT_EQ(std::count(rows_filled.begin(), rows_filled.end(), 1), h);  // every row once
+    const io::IndexedImage back = read_indices(path);
+    EXPECT_EQ(back.width, w);
+    EXPECT_EQ(back.height, h);
+    EXPECT_EQ(back.index, img.index);
+    std::filesystem::remove(path);
+    EXPECT_EQ(io::png_strips(4097, 15), 15);
+    EXPECT_EQ(io::png_strips(1000, 15), 3);  // at least 256 rows a strip
+    EXPECT_EQ(io::png_strips(100, 15), 1);
 }
 
 TEST(Png, UnwritablePathAndNonPngAreClearErrors) {

@@ -33,6 +33,7 @@ void validate(const BenchOptions& o) {
         if (d < 1) throw UsageError("--depth must be >= 1");
     if (o.repeats < 1) throw UsageError("--repeats must be >= 1");
     if (o.snapshot_every < 0) throw UsageError("--snapshot-every must be >= 0");
+    if (o.frames < 1) throw UsageError("--frames must be >= 1");
 }
 
 namespace {
@@ -194,22 +195,21 @@ std::vector<Row> bench_precision(const BenchOptions& o, double copy_gbs) {
     throw Error("unknown stencil");
 }
 
-// The snapshot overhead: the same engine runs kFrames x every steps in chunks of `every`, first
+// The snapshot overhead: the same engine runs `frames` x every steps in chunks of `every`, first
 // without snapshots, then with one after each chunk (written by the writer pool while the
 // engine goes on). Wall clock around synchronized runs, so the writer's effect on the host and
 // on the GPU is all counted.
-constexpr int kFrames = 20;
-
 template <class Engine>
-double steps_per_s(Engine& engine, std::int64_t every, const std::function<void(std::int64_t)>& after_chunk) {
+double steps_per_s(Engine& engine, int frames, std::int64_t every,
+                   const std::function<void(std::int64_t)>& after_chunk) {
     engine.synchronize();
     const auto t0 = std::chrono::steady_clock::now();
-    for (int f = 1; f <= kFrames; ++f) {
+    for (int f = 1; f <= frames; ++f) {
         engine.advance(every);
         after_chunk(f * every);
     }
     engine.synchronize();
-    return double(kFrames * every) / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return double(frames * every) / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 template <class T>
@@ -243,28 +243,32 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
     auto snapshot = [&](std::int64_t step) {
         spec.stem = writer.frame_stem(step);
         std::shared_ptr<FieldCopy<T>> c(apf ? apf->snapshot() : heat->snapshot());
-        writer.submit(double(step), [c, spec] { return io::write_frame(spec, c->wait()); });
+        writer.submit(double(step), io::frame_parts<T>(spec, [c] { return c->wait(); }, writer.threads()));
     };
     auto measure = [&](auto& engine) {
         const std::int64_t every = o.snapshot_every;
         engine.advance(every);  // warm-up: module load, graph capture, clocks
         snapshot(0);            // and the pinned buffers
         writer.finish();
-        const double plain = steps_per_s(engine, every, [](std::int64_t) {});
+        const double plain = steps_per_s(engine, o.frames, every, [](std::int64_t) {});
         const auto t0 = std::chrono::steady_clock::now();
-        const double with = steps_per_s(engine, every, snapshot);
+        const double with = steps_per_s(engine, o.frames, every, snapshot);
         const auto t1 = std::chrono::steady_clock::now();
         const auto files = writer.finish();
-        const double drained = double(kFrames * every) /
+        const double drained = double(o.frames * every) /
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double loop_s = std::chrono::duration<double>(t1 - t0).count();
+        const std::string buffers = o.backend == Backend::cuda
+                                        ? std::to_string(eo.snapshot_buffers) + " pinned buffers"
+                                        : std::string("copies in host memory");
         char buf[512];
         std::snprintf(buf, sizeof buf,
-                      "%d frames, one every %lld steps, %d writer threads, frames to %s\n"
+                      "%d frames, one every %lld steps, %d writer threads, %s, frames to %s\n"
                       "no snapshots          : %10.1f steps/s\n"
                       "with snapshots        : %10.1f steps/s  (%.1f%% of no snapshots; time loop %.3f s)\n"
-                      "with snapshots, drained: %9.1f steps/s  (%.1f%%, until the last frame is on disk)\n",
-                      kFrames, static_cast<long long>(every), writer.threads(), o.out_dir.c_str(), plain, with,
+                      "with snapshots, drained: %9.1f steps/s  (%.1f%%, until the last frame is written)\n",
+                      o.frames, static_cast<long long>(every), writer.threads(), buffers.c_str(),
+                      o.out_dir.c_str(), plain, with,
                       100 * with / plain, loop_s, drained, 100 * drained / plain);
         out << buf;
         for (const auto& f : files) std::filesystem::remove(f);

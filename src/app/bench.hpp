@@ -26,6 +26,7 @@ struct BenchOptions {
     std::int64_t snapshot_every = 0;   // > 0: the snapshot-overhead benchmark instead of the table
     std::string out_dir = "strata-bench-out";
     int writer_threads = 0;
+    int frames = 20;                   // with snapshot_every: frames per measured run
 };
 
 void validate(const BenchOptions& o);

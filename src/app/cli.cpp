@@ -211,6 +211,10 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
                           "Instead of the table: steps/s without and with a snapshot every N steps");
     bench_cmd->add_option("--out", bench.out_dir, "With --snapshot-every: where the frames go")->capture_default_str();
     bench_cmd->add_option("--writer-threads", bench.writer_threads, "With --snapshot-every: writer threads (0: default)");
+    bench_cmd->add_option("--frames", bench.frames,
+                          "With --snapshot-every: frames per measured run (more than the pinned buffers: the "
+                          "sustained rate)")
+        ->capture_default_str();
 
     std::string render_file, render_png_path, render_slice = "z";
     std::vector<double> render_range{0.0, 1.0};

@@ -94,7 +94,7 @@ public:
     void submit(std::int64_t step, double time, io::FrameSpec spec, std::unique_ptr<FieldCopy<T>> copy) {
         spec.stem = writer_->frame_stem(step);
         std::shared_ptr<FieldCopy<T>> c(std::move(copy));
-        writer_->submit(time, [c, spec] { return io::write_frame(spec, c->wait()); });
+        writer_->submit(time, io::frame_parts<T>(spec, [c] { return c->wait(); }, writer_->threads()));
     }
     // Waits for the writers; prints a line about the frames; returns the files.
     std::vector<std::string> finish(std::ostream& out);

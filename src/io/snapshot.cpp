@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "strata/core/error.hpp"
 #include "strata/io/png.hpp"
@@ -35,24 +36,50 @@ Slice mid_slice(const T* values, const VtiGrid& g, char axis) {
 }
 
 template <class T>
-std::vector<std::string> write_frame(const FrameSpec& spec, const T* values) {
-    std::vector<std::string> files{spec.stem + ".vti"};
-    write_vti(files[0], spec.grid, values);
+std::vector<FramePart> frame_parts(const FrameSpec& spec, std::function<const T*()> values, int threads) {
+    std::vector<FramePart> parts;
+    parts.push_back([spec, values] {
+        const std::string path = spec.stem + ".vti";
+        write_vti(path, spec.grid, values());
+        return std::vector<std::string>{path};
+    });
     if (spec.dims == 2) {
-        files.push_back(spec.stem + ".png");
-        write_png(files.back(), field_picture(values, spec.grid.nx, spec.grid.ny, spec.lo, spec.hi));
+        const int w = spec.grid.nx, h = spec.grid.ny;
+        auto png = std::make_shared<PngStrips>(spec.stem + ".png", w, h, png_strips(h, threads));
+        for (int s = 0; s < png->strips(); ++s)
+            parts.push_back([spec, values, png, s, w, h] {
+                const T* v = values();
+                const bool done = png->write_strip(s, [&](int y, std::uint8_t* row) {
+                    picture_row(v + std::size_t(h - 1 - y) * w, w, spec.lo, spec.hi, row);  // y upwards
+                });
+                return done ? std::vector<std::string>{png->path()} : std::vector<std::string>{};
+            });
     } else {
-        for (char axis : {'z', 'y', 'x'}) {
-            const Slice s = mid_slice(values, spec.grid, axis);
-            files.push_back(spec.stem + "_" + axis + ".png");
-            write_png(files.back(), field_picture(s.values.data(), s.width, s.height, spec.lo, spec.hi));
-        }
+        for (char axis : {'z', 'y', 'x'})
+            parts.push_back([spec, values, axis] {
+                const Slice s = mid_slice(values(), spec.grid, axis);
+                const std::string path = spec.stem + "_" + axis + ".png";
+                write_png(path, field_picture(s.values.data(), s.width, s.height, spec.lo, spec.hi));
+                return std::vector<std::string>{path};
+            });
+    }
+    return parts;
+}
+
+template <class T>
+std::vector<std::string> write_frame(const FrameSpec& spec, const T* values) {
+    std::vector<std::string> files;
+    for (const FramePart& part : frame_parts<T>(spec, [values] { return values; }, 1)) {
+        const auto more = part();
+        files.insert(files.end(), more.begin(), more.end());
     }
     return files;
 }
 
 template Slice mid_slice<float>(const float*, const VtiGrid&, char);
 template Slice mid_slice<double>(const double*, const VtiGrid&, char);
+template std::vector<FramePart> frame_parts<float>(const FrameSpec&, std::function<const float*()>, int);
+template std::vector<FramePart> frame_parts<double>(const FrameSpec&, std::function<const double*()>, int);
 template std::vector<std::string> write_frame<float>(const FrameSpec&, const float*);
 template std::vector<std::string> write_frame<double>(const FrameSpec&, const double*);
 
@@ -96,15 +123,18 @@ void SnapshotWriter::rethrow_locked() {
     if (error_) std::rethrow_exception(error_);
 }
 
-void SnapshotWriter::submit(double time, std::function<std::vector<std::string>()> job) {
+void SnapshotWriter::submit(double time, std::vector<FramePart> parts) {
+    if (parts.empty()) return;
     {
         std::unique_lock lock(mutex_);
         done_.wait(lock, [&] { return pending_ <= threads() || error_; });
         rethrow_locked();
-        queue_.push_back({next_seq_++, time, std::move(job)});
+        const std::int64_t seq = next_seq_++;
+        running_[seq] = {time, std::vector<std::vector<std::string>>(parts.size()), parts.size(), false};
+        for (std::size_t i = 0; i < parts.size(); ++i) queue_.push_back({seq, i, std::move(parts[i])});
         ++pending_;
     }
-    queued_.notify_one();
+    queued_.notify_all();
 }
 
 std::vector<std::string> SnapshotWriter::finish() {
@@ -120,42 +150,53 @@ std::vector<std::string> SnapshotWriter::finish() {
 
 void SnapshotWriter::work() {
     for (;;) {
-        Job job;
+        Part part;
         bool failed_before = false;  // after an error, frames are dropped, not written
         {
             std::unique_lock lock(mutex_);
             queued_.wait(lock, [&] { return stop_ || !queue_.empty(); });
             if (queue_.empty()) return;
-            job = std::move(queue_.front());
+            part = std::move(queue_.front());
             queue_.pop_front();
             failed_before = bool(error_);
         }
         std::vector<std::string> files;
         std::exception_ptr error;
         try {
-            if (!failed_before) files = job.run();
+            if (!failed_before) files = part.run();
         } catch (...) {
             error = std::current_exception();
         }
-        job.run = nullptr;  // gives the frame's buffer back before the bookkeeping below
+        part.run = nullptr;  // gives back its hold on the frame's buffer before the bookkeeping below
         std::unique_lock lock(mutex_);
+        Frame& frame = running_.at(part.seq);
         if (error && !error_) error_ = error;
-        if (!error && !files.empty()) {
-            finished_[job.seq] = {job.time, std::move(files)};
-            // Rewritten after every frame, finished frames in order: a crash leaves a valid list.
-            std::vector<PvdFrame> frames;
-            for (const auto& [seq, frame] : finished_)
-                frames.push_back(
-                    {frame.first, std::filesystem::path(frame.second.front()).filename().string()});
-            try {
-                write_pvd(pvd_path_, frames);
-            } catch (...) {
-                if (!error_) error_ = std::current_exception();
-            }
+        frame.failed = frame.failed || error || failed_before;
+        frame.files[part.index] = std::move(files);
+        if (--frame.left == 0) {
+            finish_frame_locked(part.seq);
+            --pending_;
+            lock.unlock();
+            done_.notify_all();
         }
-        --pending_;
-        lock.unlock();
-        done_.notify_all();
+    }
+}
+
+void SnapshotWriter::finish_frame_locked(std::int64_t seq) {
+    const Frame frame = std::move(running_.at(seq));
+    running_.erase(seq);
+    std::vector<std::string> files;
+    for (const auto& f : frame.files) files.insert(files.end(), f.begin(), f.end());
+    if (frame.failed || files.empty()) return;
+    finished_[seq] = {frame.time, std::move(files)};
+    // Rewritten after every frame, finished frames in order: a crash leaves a valid list.
+    std::vector<PvdFrame> frames;
+    for (const auto& [s, f] : finished_)
+        frames.push_back({f.first, std::filesystem::path(f.second.front()).filename().string()});
+    try {
+        write_pvd(pvd_path_, frames);
+    } catch (...) {
+        if (!error_) error_ = std::current_exception();
     }
 }
 

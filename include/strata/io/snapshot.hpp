@@ -25,7 +25,17 @@ struct FrameSpec {
     double lo = 0, hi = 1;  // the pictures' fixed value range, so frames compare
 };
 
-// Writes the frame's files and returns their paths, the .vti first.
+// A piece of a frame's work for a writer thread; returns the files it completed.
+using FramePart = std::function<std::vector<std::string>()>;
+
+// A frame's work in parts that writer threads run at once, so a frame is on disk in about the
+// time of its .vti rather than of all its files one after another: the .vti (the first part,
+// the longest), then the picture in strips for `threads` writers (2D) or the three slices (3D).
+// Every part calls `values` before it reads the field (it may wait for the copy to arrive).
+template <class T>
+std::vector<FramePart> frame_parts(const FrameSpec& spec, std::function<const T*()> values, int threads);
+
+// Writes the frame's files on this thread and returns their paths, the .vti first.
 template <class T>
 std::vector<std::string> write_frame(const FrameSpec& spec, const T* values);
 
@@ -60,28 +70,37 @@ public:
     const std::string& dir() const { return dir_; }
     std::string frame_stem(std::int64_t step) const;  // DIR/SERIES_000100
 
-    // Queues a frame: `job` runs on a writer thread and returns the files it wrote, the first of
-    // which the .pvd lists at `time`. Blocks while threads() + 1 frames are pending; rethrows the
-    // error of an earlier frame.
-    void submit(double time, std::function<std::vector<std::string>()> job);
+    // Queues a frame: its parts run on the writer threads, in parallel, and return the files
+    // they wrote; the first file of the first part is what the .pvd lists at `time`. Blocks
+    // while threads() + 1 frames are pending; rethrows the error of an earlier frame.
+    void submit(double time, std::vector<FramePart> parts);
+    void submit(double time, FramePart job) { submit(time, std::vector<FramePart>{std::move(job)}); }
     // Waits for every frame; rethrows the first error; returns the files written, frame by
     // frame, and the .pvd last (nothing when no frame was written).
     std::vector<std::string> finish();
 
 private:
-    struct Job {
-        std::int64_t seq;
-        double time;
-        std::function<std::vector<std::string>()> run;
+    struct Part {
+        std::int64_t seq;  // the frame's
+        std::size_t index;
+        FramePart run;
+    };
+    struct Frame {
+        double time = 0;
+        std::vector<std::vector<std::string>> files;  // by part
+        std::size_t left = 0;                         // parts not finished
+        bool failed = false;
     };
     void work();
     void rethrow_locked();
+    void finish_frame_locked(std::int64_t seq);
 
     std::string dir_, series_, pvd_path_;
     std::mutex mutex_;
     std::condition_variable queued_, done_;
-    std::deque<Job> queue_;
-    int pending_ = 0;
+    std::deque<Part> queue_;
+    std::map<std::int64_t, Frame> running_;  // by seq
+    int pending_ = 0;                        // frames submitted and not finished
     std::int64_t next_seq_ = 0;
     bool stop_ = false;
     std::exception_ptr error_;
