@@ -348,6 +348,7 @@ TEST(Snapshots, ApfRunWritesFramesThatParseBackToTheFields) {
     const auto j = read_json(dir / "r.json");
     EXPECT_EQ(j["snapshots"].size(), 3u * 2 + 1);
     EXPECT_EQ(j["checkpoints"], nlohmann::json::array({dir / "end.ck"}));
+    EXPECT_GE(j["snapshot_wait_s"].get<double>(), 0.0);  // the time loop's wait for the writers
     const auto pvd = io::read_pvd(dir / "frames/apf.pvd");
     ASSERT_EQ(pvd.size(), 3u);
     const ApfParams p = ApfParams::for_mesh(33);

@@ -12,11 +12,13 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/snapshot.hpp"
+#include "run_io.hpp"
 #ifdef STRATA_HAVE_CUDA
 #include "../cuda/cuda_engines.hpp"
 #endif
@@ -214,12 +216,13 @@ double steps_per_s(Engine& engine, int frames, std::int64_t every,
 
 template <class T>
 void bench_snapshots(const BenchOptions& o, std::ostream& out) {
-    io::SnapshotWriter writer(o.out_dir, o.model, o.writer_threads);
+    IoOptions io_options;
+    io_options.out_dir = o.out_dir;
+    io_options.writer_threads = o.writer_threads;
+    app::Snapshots snapshots(io_options, o.snapshot_every, o.model);  // as a run writes them
     EngineOptions eo{o.kernels.empty() ? "" : o.kernels.front(), o.graphs.front(), o.chunk,
                      o.depths.empty() ? 0 : o.depths.front()};
-    auto buffers_for = [&](const Extent& e) {  // as a run sizes them
-        eo.snapshot_buffers = io::snapshot_buffers(writer.threads(), e.cells() * std::int64_t(sizeof(T)));
-    };
+    auto buffers_for = [&](const Extent& e) { eo.snapshot_buffers = snapshots.buffers(e.cells() * std::int64_t(sizeof(T))); };
     std::unique_ptr<ApfEngine<T>> apf;
     std::unique_ptr<HeatEngine<T>> heat;
     io::FrameSpec spec;
@@ -241,20 +244,21 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
         spec = {"", {p.nx, p.ny, p.nz, p.h, {p.h, p.h, p.h}, "u"}, 3, 0.0, 1.0};
     }
     auto snapshot = [&](std::int64_t step) {
-        spec.stem = writer.frame_stem(step);
-        std::shared_ptr<FieldCopy<T>> c(apf ? apf->snapshot() : heat->snapshot());
-        writer.submit(double(step), io::frame_parts<T>(spec, [c] { return c->wait(); }, writer.threads()));
+        snapshots.submit(step, double(step), spec, [&] { return apf ? apf->snapshot() : heat->snapshot(); });
     };
     auto measure = [&](auto& engine) {
         const std::int64_t every = o.snapshot_every;
         engine.advance(every);  // warm-up: module load, graph capture, clocks
         snapshot(0);            // and the pinned buffers
-        writer.finish();
+        std::ostringstream warm_up;
+        snapshots.finish(warm_up);
+        const double waited_before = snapshots.waited_s();
         const double plain = steps_per_s(engine, o.frames, every, [](std::int64_t) {});
         const auto t0 = std::chrono::steady_clock::now();
         const double with = steps_per_s(engine, o.frames, every, snapshot);
         const auto t1 = std::chrono::steady_clock::now();
-        const auto files = writer.finish();
+        std::ostringstream finished;
+        const auto files = snapshots.finish(finished);
         const double drained = double(o.frames * every) /
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double loop_s = std::chrono::duration<double>(t1 - t0).count();
@@ -264,11 +268,12 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
         char buf[512];
         std::snprintf(buf, sizeof buf,
                       "%d frames, one every %lld steps, %d writer threads, %s, frames to %s\n"
+                      "the time loop waited %.3f s for the writers\n"
                       "no snapshots          : %10.1f steps/s\n"
                       "with snapshots        : %10.1f steps/s  (%.1f%% of no snapshots; time loop %.3f s)\n"
                       "with snapshots, drained: %9.1f steps/s  (%.1f%%, until the last frame is written)\n",
-                      o.frames, static_cast<long long>(every), writer.threads(), buffers.c_str(),
-                      o.out_dir.c_str(), plain, with,
+                      o.frames, static_cast<long long>(every), snapshots.threads(), buffers.c_str(),
+                      o.out_dir.c_str(), snapshots.waited_s() - waited_before, plain, with,
                       100 * with / plain, loop_s, drained, 100 * drained / plain);
         out << buf;
         for (const auto& f : files) std::filesystem::remove(f);

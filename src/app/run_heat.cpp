@@ -75,7 +75,8 @@ nlohmann::json run(const HeatRunOptions& o, const HeatParams& p, std::ostream& o
     std::vector<app::Periodic> hooks{
         {o.io.snapshot_every, false,
          [&](std::int64_t step) {
-             snapshots.submit(step, double(step) * p.dt, io::FrameSpec{"", grid, 3, 0.0, 1.0}, engine->snapshot());
+             snapshots.submit(step, double(step) * p.dt, io::FrameSpec{"", grid, 3, 0.0, 1.0},
+                              [&] { return engine->snapshot(); });
          }},
         {o.io.checkpoint_every, true, checkpoint}};
     app::Progress progress(out, o.io.progress, first, o.steps, p.dt, double(p.extent().cells()));
@@ -118,6 +119,7 @@ nlohmann::json run(const HeatRunOptions& o, const HeatParams& p, std::ostream& o
     app::add_kernel_info(out, r, engine->kernel_info(), Model::min_bytes_per_cell);
     app::add_roofline(out, r, o.backend == Backend::cuda, tp.effective_gbs);
     app::add_io(r, snapshot_files, checkpoints, o.io, restart ? std::optional(first) : std::nullopt);
+    r["snapshot_wait_s"] = snapshots.waited_s();
     if (json_file.is_open()) {
         json_file << r.dump(2) << '\n';
         if (!json_file) throw Error("failed writing the JSON report to '" + o.json_path + "'");

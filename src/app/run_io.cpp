@@ -78,8 +78,9 @@ std::vector<std::string> Snapshots::finish(std::ostream& out) {
     const double wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "Snapshots: %zu files in %s (%d writer threads; %.3g s waited for them at the end)\n",
-                  files.size(), writer_->dir().c_str(), writer_->threads(), wait_s);
+                  "Snapshots: %zu files in %s (%d writer threads; the time loop waited %.3g s for them, and "
+                  "%.3g s at the end)\n",
+                  files.size(), writer_->dir().c_str(), writer_->threads(), waited_s_, wait_s);
     out << buf;
     return files;
 }

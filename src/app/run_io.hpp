@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -87,20 +88,31 @@ public:
     // Nothing is written when `every` is 0.
     Snapshots(const IoOptions& o, std::int64_t every, const std::string& series);
     bool active() const { return writer_ != nullptr; }
+    int threads() const { return writer_ ? writer_->threads() : 0; }
     // Pinned buffers the engine should keep for snapshots in flight: one per writer thread and
     // one more, within a 2 GiB budget.
     int buffers(std::int64_t frame_bytes) const;
-    template <class T>
-    void submit(std::int64_t step, double time, io::FrameSpec spec, std::unique_ptr<FieldCopy<T>> copy) {
+    // Takes the engine's copy of the field (`take()` returns the engine's snapshot(), which
+    // blocks while every pinned buffer holds a frame not yet written) and queues the frame (which
+    // blocks while the writers are a round behind). The time blocked is the time loop's wait for
+    // the writers: frames come faster than the disk takes them.
+    template <class Take>
+    void submit(std::int64_t step, double time, io::FrameSpec spec, const Take& take) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::shared_ptr c(take());
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(c->wait())>>;
         spec.stem = writer_->frame_stem(step);
-        std::shared_ptr<FieldCopy<T>> c(std::move(copy));
         writer_->submit(time, io::frame_parts<T>(spec, [c] { return c->wait(); }, writer_->threads()));
+        waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    // Waits for the writers; prints a line about the frames; returns the files.
+    // Waits for the writers; prints a line about the frames and the waits; returns the files.
     std::vector<std::string> finish(std::ostream& out);
+    // Seconds the time loop spent in submit(): blocked on the writers, plus the copy's launch.
+    double waited_s() const { return waited_s_; }
 
 private:
     std::unique_ptr<io::SnapshotWriter> writer_;
+    double waited_s_ = 0;
 };
 
 // Reads a checkpoint for a restart and checks it is `model` at `precision` with `extent`.
