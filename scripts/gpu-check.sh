@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# profile, ncu, wave-ncu, temporal, sweep). Logs go to $OUT.
+# profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -80,6 +80,11 @@ if want sweep; then  # launch-shape experiments, not for the docs
     echo "rows $c"
     $build/strata bench apf --precision fp32,fp64 --kernels naive,multi4 --chunk $c --repeats 5 | tail -4
   done
+fi
+if want wave; then  # the wave model alone: its GPU tests, then its rows (KERNELS: a subset)
+  ctest --test-dir $build -R "Wave" --output-on-failure > "$out/tests.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failed|Failure|Expected|Which is|differs|chunk" "$out/tests.txt" | head -40
+  $build/strata bench wave3d --precision fp32,fp64 ${KERNELS:+--kernels $KERNELS} --repeats 5
 fi
 if want wave-ncu; then  # the wave kernels: why they stop near 70% of the copy bandwidth
   sections="--section SpeedOfLight --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats"

@@ -16,7 +16,7 @@ constexpr double tolerance() {
 }
 
 template <class T>
-void wave_matches_cpu(const std::string& kernel, bool graphs) {
+void wave_matches_cpu(const std::string& kernel, bool graphs, int chunk = 0) {
     const int nx = 67, ny = 45, nz = 33;  // no tile divides them
     const std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", nx, ny, nz);
     WaveProblem<T> p;
@@ -31,7 +31,7 @@ void wave_matches_cpu(const std::string& kernel, bool graphs) {
     test::zero_ghosts(init.p);
     test::zero_ghosts(init.prev);
     auto cpu = make_wave_engine<T>(Backend::omp, p, &init);
-    auto gpu = make_wave_engine<T>(Backend::cuda, p, &init, EngineOptions{kernel, graphs});
+    auto gpu = make_wave_engine<T>(Backend::cuda, p, &init, EngineOptions{kernel, graphs, chunk});
     EXPECT_EQ(gpu->kernel(), kernel);
     // 1, then 7 (both buffers written), then 71 (a graph of 64 replayed after an odd step)
     for (int steps : {1, 6, 64}) {
@@ -66,7 +66,20 @@ TEST_P(WaveStrategy, MatchesReferenceWithGraphReplay) {
     wave_matches_cpu<float>(GetParam(), true);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, WaveStrategy, ::testing::Values("naive", "planes"));
+INSTANTIATE_TEST_SUITE_P(AllKernels, WaveStrategy, ::testing::Values("naive", "planes", "async"));
+
+// The streaming kernels split z into chunks of --chunk planes: 5 and 16 leave a short last
+// chunk of the 33 planes, and every chunk starts its queue or ring over.
+class WaveChunks : public ::testing::TestWithParam<std::string> {};
+TEST_P(WaveChunks, ChunksShorterThanTheGridMatchTheReference) {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    for (int chunk : {5, 16}) {
+        SCOPED_TRACE("chunk " + std::to_string(chunk));
+        wave_matches_cpu<float>(GetParam(), false, chunk);
+        wave_matches_cpu<double>(GetParam(), false, chunk);
+    }
+}
+INSTANTIATE_TEST_SUITE_P(StreamingKernels, WaveChunks, ::testing::Values("planes", "async"));
 
 }  // namespace
 }  // namespace strata

@@ -28,6 +28,16 @@ constexpr int kDefaultRows2d = 8, kDefaultPlanes3d = 64;
 // beat 32 (and, on an earlier version of the kernel, 128, 256 and 512).
 constexpr int kDefaultDepth2d = 4, kDefaultDepth3d = 3, kDefaultPlanesTemporal3d = 64;
 
+// Raises a kernel's dynamic shared-memory limit to `Bytes`, once: past 48 KB needs the opt-in.
+template <auto Kernel, std::size_t Bytes>
+void allow_dynamic_smem() {
+    static const bool done = [] {
+        STRATA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Bytes)));
+        return true;
+    }();
+    (void)done;
+}
+
 template <class Model>
 using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const DevGrid&, const LaunchKnobs&,
                           cudaStream_t);
@@ -117,9 +127,10 @@ void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const t
                        const DevGrid& g, int depth, const LaunchKnobs&, cudaStream_t s) {
     using Tile = TemporalTile2d<BX, BY, CX, CY>;
     const dim3 blocks(blocks_for(g.nx, Tile::out_w(depth)), blocks_for(g.ny, Tile::out_h(depth)));
-    temporal2d_prepare<Model, BX, BY, CX, CY, MinBlocks>();
-    temporal2d<Model, BX, BY, CX, CY, MinBlocks>
-        <<<blocks, dim3(BX, BY), temporal2d_smem_bytes<Model, BX, BY, CX, CY>(), s>>>(m, rd, wr, g, depth);
+    constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CX, CY>();
+    constexpr auto kernel = temporal2d<Model, BX, BY, CX, CY, MinBlocks>;
+    allow_dynamic_smem<kernel, smem>();
+    kernel<<<blocks, dim3(BX, BY), smem, s>>>(m, rd, wr, g, depth);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 template <class Model, int BX, int BY, int CX, int CY>
@@ -147,11 +158,7 @@ void launch_temporal3d_at(const Model& m, const typename Model::Fields& rd, cons
     using Tile = TemporalTile3d<BX, BY, CX, CY>;
     constexpr std::size_t smem = temporal3d_smem_bytes<typename Model::value_type, BX, BY, CX, CY, K, S>();
     constexpr auto kernel = temporal3d<Model, BX, BY, CX, CY, K, S, MinBlocks>;
-    static const bool prepared = [&] {  // past 48 KB of dynamic shared memory needs the opt-in
-        STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-        return true;
-    }();
-    (void)prepared;
+    allow_dynamic_smem<kernel, smem>();
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesTemporal3d;
     const dim3 blocks(blocks_for(g.nx, Tile::out_w(K)), blocks_for(g.ny, Tile::out_h(K)), blocks_for(g.nz, planes));
     kernel<<<blocks, dim3(BX, BY), smem, s>>>(m, rd, wr, g, planes);

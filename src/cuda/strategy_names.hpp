@@ -32,9 +32,11 @@ inline constexpr std::array<StrategyDoc, 8> kStrategies3d{{
 }};
 
 // The radius-4 wave model (wave_strategies.cuh).
-inline constexpr std::array<StrategyDoc, 2> kStrategiesWave{{
+inline constexpr std::array<StrategyDoc, 3> kStrategiesWave{{
     {"naive", "one thread per cell, all 25 neighbours from global memory (32x4x2 blocks)"},
     {"planes", "2.5D: 64x16 (fp32) tiles march along z, p at z-4..z+4 in a register queue, 16-byte accesses", true},
+    {"async", "2.5D: cp.async copies planes 2 ahead into a shared-memory ring of 11 tiles (z-4..z+4 read there)",
+     true},
 }};
 
 }  // namespace strata::cuda

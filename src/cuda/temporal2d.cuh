@@ -145,16 +145,4 @@ constexpr std::size_t temporal2d_smem_bytes() {
     return 2 * std::size_t(BX * CX) * (BY * CY) * sizeof(typename Model::value_type);
 }
 
-// Raises the kernel's dynamic shared memory limit once (past 48 KB needs the opt-in).
-template <class Model, int BX, int BY, int CX, int CY, int MinBlocks>
-void temporal2d_prepare() {
-    static const bool done = [] {
-        STRATA_CUDA_CHECK(cudaFuncSetAttribute(temporal2d<Model, BX, BY, CX, CY, MinBlocks>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               int(temporal2d_smem_bytes<Model, BX, BY, CX, CY>())));
-        return true;
-    }();
-    (void)done;
-}
-
 }  // namespace strata::cuda

@@ -31,86 +31,61 @@ __global__ void __launch_bounds__(BX* BY* BZ)
     m.store(nb, f, i, j, k, c);
 }
 
-// planes (2.5D): a BX x BY block owns a (BX V) x BY tile of columns and marches it along z over
-// a chunk of planes. Each thread owns V consecutive cells along x (one 16-byte access) and keeps
-// their p at planes z-R .. z+R in a register queue, so the z-neighbours never touch shared
-// memory. Shared memory holds plane z with an R-cell halo on the four sides (a star needs no
-// corners), from which the x- and y-neighbours are read as aligned V-wide words. Loads are issued
-// one step ahead, so they are in flight while a plane is computed: the next queue plane (z+R+2),
-// the halo of plane z+1, and p^{n-1} and vdt2 of plane z+1. p^{n+1} is written over p^{n-1}
-// (see Wave3D): only this thread reads p^{n-1} at its cells. Per plane, two barriers: nobody
-// reads the tile any more -> plane z is in the tile.
-template <class Model, int BX, int BY, int V, int MinBlocks>
-__global__ void __launch_bounds__(BX* BY, MinBlocks)
-    wave_planes(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk) {
-    using T = typename Model::value_type;
+// The xy tile of a 2.5D wave kernel: a BX x BY block owns (BX V) x BY cells, each thread V
+// consecutive cells along x (one 16-byte word). Shared memory holds a plane of the tile with an
+// R-cell halo on the four sides (a star needs no corners), TY rows of TX cells; the halo is
+// HALO V-wide words, H per thread at most. Every word a thread reads is clamped into memory that
+// exists (the ghost layer is R deep; rows are padded, grid.cuh).
+template <class T, int R, int BX, int BY, int V>
+struct WaveTile {
     using Vec = Lanes<T, V>;
-    constexpr int R = Model::radius, RV = R / V;  // the halo's width in cells and in V-wide words
+    static constexpr int RV = R / V;  // the halo's width in V-wide words
     static_assert(R % V == 0, "the halo must be whole V-wide words to stay aligned");
-    constexpr int W = BX * V, TX = W + 2 * R, TY = BY + 2 * R;
-    constexpr int HALO = 2 * R * BX + 2 * BY * RV;  // V-wide words of halo per plane
-    constexpr int NT = BX * BY, H = (HALO + NT - 1) / NT;
-    __shared__ __align__(16) T tile[TY * TX];
+    static constexpr int W = BX * V, TX = W + 2 * R, TY = BY + 2 * R, CELLS = TX * TY;
+    static constexpr int HALO = 2 * R * BX + 2 * BY * RV;
+    static constexpr int NT = BX * BY, H = (HALO + NT - 1) / NT;
 
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
-    const int xb = blockIdx.x * W, yb = blockIdx.y * BY;
-    const int x = xb + tx * V, y = yb + ty;
-    // The last V-aligned word that holds cells up to nx+R-1: the padded rows (grid.cuh) end at a
-    // multiple of 128 bytes at or past nx + R, so it lies inside the row.
-    const int xlast = (g.nx + R - 1) / V * V;
-    auto word = [&](int xv, int yv) { return g.at(min(xv, xlast), clamp_ghost<R>(yv, g.ny)); };
-
-    const std::int64_t own = word(x, y);
-    const int own_slot = (R + ty) * TX + R + tx * V;
+    int x, y;                 // the thread's first cell
+    std::int64_t own;         // its word's offset in a plane
+    int own_slot;             // and in the tile
     std::int64_t halo_off[H];
-    int halo_slot[H];
+    int halo_slot[H];         // -1: none
+
+    __device__ WaveTile(const DevGrid& g) {
+        const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+        const int xb = blockIdx.x * W, yb = blockIdx.y * BY;
+        x = xb + tx * V;
+        y = yb + ty;
+        // The last V-aligned word that holds cells up to nx+R-1: the padded rows end at a
+        // multiple of 128 bytes at or past nx + R, so it lies inside the row.
+        const int xlast = (g.nx + R - 1) / V * V;
+        auto word = [&](int xv, int yv) { return g.at(min(xv, xlast), clamp_ghost<R>(yv, g.ny)); };
+        own = word(x, y);
+        own_slot = (R + ty) * TX + R + tx * V;
 #pragma unroll
-    for (int h = 0; h < H; ++h) {
-        const int id = tid + h * NT;
-        int col, row;  // in the tile
-        if (id < 2 * R * BX) {  // R rows above, then R rows below
-            const int r = id / BX;
-            row = r < R ? r : BY + r;
-            col = R + (id % BX) * V;
-        } else {  // RV words left, then RV words right, of each of the BY rows
-            const int e = id - 2 * R * BX, side = e / (BY * RV), rest = e % (BY * RV);
-            row = R + rest / RV;
-            col = side == 0 ? (rest % RV) * V : R + W + (rest % RV) * V;
+        for (int h = 0; h < H; ++h) {
+            const int id = tid + h * NT;
+            int col, row;  // in the tile
+            if (id < 2 * R * BX) {  // R rows above, then R rows below
+                const int r = id / BX;
+                row = r < R ? r : BY + r;
+                col = R + (id % BX) * V;
+            } else {  // RV words left, then RV words right, of each of the BY rows
+                const int e = id - 2 * R * BX, side = e / (BY * RV), rest = e % (BY * RV);
+                row = R + rest / RV;
+                col = side == 0 ? (rest % RV) * V : R + W + (rest % RV) * V;
+            }
+            halo_slot[h] = id < HALO ? row * TX + col : -1;
+            halo_off[h] = word(xb - R + col, yb - R + row);
         }
-        halo_slot[h] = id < HALO ? row * TX + col : -1;
-        halo_off[h] = word(xb - R + col, yb - R + row);
     }
 
-    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
-    auto load = [&](const T* field, int z, std::int64_t off) {
-        return *reinterpret_cast<const Vec*>(field + std::int64_t(clamp_ghost<R>(z, g.nz)) * g.plane + off);
-    };
-    Vec halo[H];
-    auto load_halo = [&](int z) {
-#pragma unroll
-        for (int h = 0; h < H; ++h)
-            if (halo_slot[h] >= 0) halo[h] = load(f.in, z, halo_off[h]);
-    };
-
-    Vec q[2 * R + 1];  // p^n at planes z-R .. z+R of the own cells
-#pragma unroll
-    for (int d = 0; d < 2 * R + 1; ++d) q[d] = load(f.in, z0 - R + d, own);
-    Vec next = load(f.in, z0 + R + 1, own);
-    Vec prev = load(f.out, z0, own), vdt2 = load(f.vdt2, z0, own);
-    load_halo(z0);
-
-    for (int z = z0; z < z1; ++z) {
-        __syncthreads();
-        *reinterpret_cast<Vec*>(tile + own_slot) = q[R];
-#pragma unroll
-        for (int h = 0; h < H; ++h)
-            if (halo_slot[h] >= 0) *reinterpret_cast<Vec*>(tile + halo_slot[h]) = halo[h];
-        __syncthreads();
-        const Vec prev_z = prev, vdt2_z = vdt2;
-        prev = load(f.out, z + 1, own);
-        vdt2 = load(f.vdt2, z + 1, own);
-        load_halo(z + 1);
-
+    // The update of the thread's V cells at plane z from the tile of plane z (x- and y-neighbours,
+    // read as aligned V-wide words) and `zn(dk)`, p at the own cells of plane z+dk; stored unless
+    // outside the grid.
+    template <class Model, class ZNb>
+    __device__ void update(const Model& m, const typename Model::Fields& f, const DevGrid& g, int z,
+                           const T* tile, const ZNb& zn, const Vec& prev, const Vec& vdt2) const {
         Vec xs[1 + 2 * RV];  // cells x-R .. x+V+R-1 of row y
 #pragma unroll
         for (int w = 0; w < 1 + 2 * RV; ++w) xs[w] = *reinterpret_cast<const Vec*>(tile + own_slot - R + w * V);
@@ -118,16 +93,21 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 #pragma unroll
         for (int dj = -R; dj <= R; ++dj)
             if (dj != 0) ys[R + dj] = *reinterpret_cast<const Vec*>(tile + own_slot + dj * TX);
+        Vec zs[2 * R + 1];  // planes z-R .. z+R at the own cells (zs[R] unused)
+#pragma unroll
+        for (int dk = -R; dk <= R; ++dk)
+            if (dk != 0) zs[R + dk] = zn(dk);
+        const Vec& centre = xs[RV];
         Vec out;
 #pragma unroll
         for (int v = 0; v < V; ++v) {
             auto nb = [&](int di, int dj, int dk) {
-                if (dk != 0) return q[R + dk].v[v];
+                if (dk != 0) return zs[R + dk].v[v];
                 if (dj != 0) return ys[R + dj].v[v];
                 const int c = R + v + di;
                 return xs[c / V].v[c % V];
             };
-            out.v[v] = m.update(q[R].v[v], prev_z.v[v], vdt2_z.v[v], m.laplacian(nb), m.eta(x + v, y, z));
+            out.v[v] = m.update(centre.v[v], prev.v[v], vdt2.v[v], m.laplacian(nb), m.eta(x + v, y, z));
         }
         if (y < g.ny) {
             T* dst = f.out + std::int64_t(z) * g.plane + own;
@@ -139,10 +119,130 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
                     if (x + v < g.nx) dst[v] = out.v[v];
             }
         }
+    }
+};
+
+// planes (2.5D): a block marches its WaveTile along z over a chunk of planes. Each thread keeps
+// p at planes z-R .. z+R of its cells in a register queue, so the z-neighbours never touch
+// shared memory; the tile holds plane z. Loads are issued one step ahead, so they are in flight
+// while a plane is computed: the next queue plane (z+R+2), the halo of plane z+1, and p^{n-1}
+// and vdt2 of plane z+1. p^{n+1} is written over p^{n-1} (see Wave3D): only this thread reads
+// p^{n-1} at its cells. Per plane, two barriers: nobody reads the tile any more -> plane z is
+// in the tile.
+template <class Model, int BX, int BY, int V, int MinBlocks>
+__global__ void __launch_bounds__(BX* BY, MinBlocks)
+    wave_planes(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk) {
+    using T = typename Model::value_type;
+    constexpr int R = Model::radius;
+    using Tile = WaveTile<T, R, BX, BY, V>;
+    using Vec = typename Tile::Vec;
+    __shared__ __align__(16) T tile[Tile::CELLS];
+    const Tile t(g);
+
+    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    auto load = [&](const T* field, int z, std::int64_t off) {
+        return *reinterpret_cast<const Vec*>(field + std::int64_t(clamp_ghost<R>(z, g.nz)) * g.plane + off);
+    };
+    Vec halo[Tile::H];
+    auto load_halo = [&](int z) {
+#pragma unroll
+        for (int h = 0; h < Tile::H; ++h)
+            if (t.halo_slot[h] >= 0) halo[h] = load(f.in, z, t.halo_off[h]);
+    };
+
+    Vec q[2 * R + 1];  // p^n at planes z-R .. z+R of the own cells
+#pragma unroll
+    for (int d = 0; d < 2 * R + 1; ++d) q[d] = load(f.in, z0 - R + d, t.own);
+    Vec next = load(f.in, z0 + R + 1, t.own);
+    Vec prev = load(f.out, z0, t.own), vdt2 = load(f.vdt2, z0, t.own);
+    load_halo(z0);
+
+    for (int z = z0; z < z1; ++z) {
+        __syncthreads();
+        *reinterpret_cast<Vec*>(tile + t.own_slot) = q[R];
+#pragma unroll
+        for (int h = 0; h < Tile::H; ++h)
+            if (t.halo_slot[h] >= 0) *reinterpret_cast<Vec*>(tile + t.halo_slot[h]) = halo[h];
+        __syncthreads();
+        const Vec prev_z = prev, vdt2_z = vdt2;
+        prev = load(f.out, z + 1, t.own);
+        vdt2 = load(f.vdt2, z + 1, t.own);
+        load_halo(z + 1);
+        t.update(m, f, g, z, tile, [&](int dk) { return q[R + dk]; }, prev_z, vdt2_z);
 #pragma unroll
         for (int d = 0; d < 2 * R; ++d) q[d] = q[d + 1];
         q[2 * R] = next;
-        next = load(f.in, z + R + 2, own);
+        next = load(f.in, z + R + 2, t.own);
+    }
+}
+
+// async: the planes strategy with its loads off the registers, as the heat async strategy:
+// planes are copied straight into shared memory with cp.async, K planes ahead of need, so the
+// bytes in flight per SM are bounded by shared memory, not registers. A ring of 2R+1+K stages
+// holds the tiles of p at planes z-R .. z+R (whose own cells are the z-neighbours: no register
+// queue) and the K in flight; a ring of K+1 stages holds p^{n-1} and vdt2 of the own cells at
+// planes z .. z+K. Per plane z: wait for this thread's copies of group z (p at z+R, the rest at
+// z), one barrier (every copy of the group is visible, and nobody still reads the stages of
+// plane z-1), start group z+K into those stages, update plane z.
+template <class T, int R, int BX, int BY, int V, int K>
+constexpr std::size_t wave_async_smem_bytes() {
+    using Tile = WaveTile<T, R, BX, BY, V>;
+    return (std::size_t(2 * R + 1 + K) * Tile::CELLS + std::size_t(K + 1) * 2 * Tile::W * BY) * sizeof(T);
+}
+
+template <class Model, int BX, int BY, int V, int K>
+__global__ void __launch_bounds__(BX* BY)
+    wave_async(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk) {
+    using T = typename Model::value_type;
+    constexpr int R = Model::radius, SP = 2 * R + 1 + K, SV = K + 1;
+    using Tile = WaveTile<T, R, BX, BY, V>;
+    using Vec = typename Tile::Vec;
+    constexpr int OWN = Tile::W * BY;  // cells of a p^{n-1} or vdt2 stage
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* p_ring = reinterpret_cast<T*>(smem_raw);
+    T* v_ring = p_ring + SP * Tile::CELLS;  // stage s: p^{n-1} at v_ring + 2 s OWN, vdt2 after it
+    const Tile t(g);
+    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int v_slot = threadIdx.y * Tile::W + threadIdx.x * V;
+
+    auto p_stage = [&](int z) { return p_ring + ((z - z0 + R) % SP) * Tile::CELLS; };
+    auto v_stage = [&](int z) { return v_ring + ((z - z0) % SV) * 2 * OWN; };
+    auto plane = [&](int z) { return std::int64_t(clamp_ghost<R>(z, g.nz)) * g.plane; };
+    auto copy_p = [&](int z) {  // p at plane z: the own word and the halo
+        if (z >= z1 + R) return;
+        T* st = p_stage(z);
+        const std::int64_t zo = plane(z);
+        cp_async<16>(st + t.own_slot, f.in + zo + t.own);
+#pragma unroll
+        for (int h = 0; h < Tile::H; ++h)
+            if (t.halo_slot[h] >= 0) cp_async<16>(st + t.halo_slot[h], f.in + zo + t.halo_off[h]);
+    };
+    auto copy_v = [&](int z) {  // p^{n-1} and vdt2 at plane z, the own word
+        if (z >= z1) return;
+        T* st = v_stage(z);
+        const std::int64_t zo = plane(z);
+        cp_async<16>(st + v_slot, f.out + zo + t.own);
+        cp_async<16>(st + OWN + v_slot, f.vdt2 + zo + t.own);
+    };
+
+    // Group z (committed in this order) holds p at plane z+R and the rest at plane z; the first
+    // also holds p at z0-R .. z0+R-1.
+    for (int z = z0 - R; z < z0 + R; ++z) copy_p(z);
+    for (int z = z0; z < z0 + K; ++z) {
+        copy_p(z + R);
+        copy_v(z);
+        cp_async_commit();
+    }
+    for (int z = z0; z < z1; ++z) {
+        cp_async_wait<K - 1>();
+        __syncthreads();
+        copy_p(z + K + R);
+        copy_v(z + K);
+        cp_async_commit();
+        const T* vs = v_stage(z);
+        t.update(m, f, g, z, p_stage(z),
+                 [&](int dk) { return *reinterpret_cast<const Vec*>(p_stage(z + dk) + t.own_slot); },
+                 *reinterpret_cast<const Vec*>(vs + v_slot), *reinterpret_cast<const Vec*>(vs + OWN + v_slot));
     }
 }
 
@@ -155,6 +255,19 @@ void launch_wave_naive(const Model& m, const typename Model::Fields& f, const De
                        cudaStream_t s) {
     wave_naive<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.nz, BZ)),
                                     dim3(BX, BY, BZ), 0, s>>>(m, f, g);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+template <class Model, int BX, int BY, int K>
+void launch_wave_async(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
+                       cudaStream_t s) {
+    using T = typename Model::value_type;
+    constexpr int V = 16 / sizeof(T);
+    constexpr std::size_t smem = wave_async_smem_bytes<T, Model::radius, BX, BY, V, K>();
+    constexpr auto kernel = wave_async<Model, BX, BY, V, K>;
+    allow_dynamic_smem<kernel, smem>();
+    const int planes = k.chunk > 0 ? k.chunk : kDefaultWavePlanes;
+    kernel<<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.nz, planes)), dim3(BX, BY), smem, s>>>(
+        m, f, g, planes);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 template <class Model, int BX, int BY, int MinBlocks>
@@ -174,7 +287,8 @@ void launch_wave_planes(const Model& m, const typename Model::Fields& f, const D
 template <class Model>
 std::vector<Strategy<Model>> wave_strategy_table() {
     const std::vector<LaunchFn<Model>> kernels = {launch_wave_naive<Model, 32, 4, 2>,
-                                                  launch_wave_planes<Model, 16, 16, 2>};
+                                                  launch_wave_planes<Model, 16, 16, 2>,
+                                                  launch_wave_async<Model, 16, 16, 2>};
     std::vector<Strategy<Model>> out;
     for (std::size_t i = 0; i < kStrategiesWave.size(); ++i)
         out.push_back({std::string(kStrategiesWave[i].name), kernels[i], kStrategiesWave[i].chunked});
