@@ -87,11 +87,11 @@ if want wave; then  # the wave model alone: its GPU tests, then its rows (KERNEL
   $build/strata bench wave3d --precision fp32,fp64 ${KERNELS:+--kernels $KERNELS} --repeats 5
 fi
 if want wave-ncu; then  # the wave kernels: why they stop near 70% of the copy bandwidth
-  sections="--section SpeedOfLight --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats"
-  for k in naive planes; do
+  sections="--section SpeedOfLight --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats --section SchedulerStats --metrics dram__bytes_read.sum,dram__bytes_write.sum"
+  for k in ${NCU_KERNELS:-naive planes}; do
     ncu --clock-control none $sections --kernel-name regex:wave_$k --launch-skip 3 --launch-count 1 \
       $build/strata run wave3d -n 512 --steps 6 --backend cuda --precision fp32 --kernel $k --no-graphs > "$out/ncu-wave-$k.txt" 2>&1
-    echo "== wave $k"; grep -E "Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Mem Busy|Max Bandwidth|Block Limit|dram__" "$out/ncu-wave-$k.txt" | sed 's/^ *//' | cut -c1-140 | head -30
+    echo "== wave $k"; grep -E "Duration|DRAM Throughput|L2 Cache Throughput|No Eligible|Issued Warp|Eligible Warps|L1/TEX Cache Throughput|Compute \(SM\)|dram__bytes|Memory Throughput|L1/TEX Hit|L2 Hit|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Mem Busy|Max Bandwidth|Block Limit|dram__" "$out/ncu-wave-$k.txt" | sed 's/^ *//' | cut -c1-140 | head -30
   done
 fi
 if want ncu; then  # one launch of each kernel under study, with ncu's main sections

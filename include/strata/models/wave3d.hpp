@@ -95,7 +95,8 @@ struct Wave3D {
     STRATA_HD T eta(int i, int j, int k) const {
         const int dx = i < nx - 1 - i ? i : nx - 1 - i, dy = j < ny - 1 - j ? j : ny - 1 - j;
         const int dz = k < nz - 1 - k ? k : nz - 1 - k;
-        const int d = dx < dy ? (dx < dz ? dx : dz) : (dy < dz ? dy : dz);
+        const int dxy = dx < dy ? dx : dy;  // the same along a column: kernels marching in z keep it
+        const int d = dxy < dz ? dxy : dz;
         if (d >= sponge) return T(0);
         const T s = T(sponge - d) / T(sponge);
         return sponge_eta * s * s;
