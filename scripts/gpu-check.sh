@@ -84,7 +84,9 @@ fi
 if want wave; then  # the wave model alone: its GPU tests, then its rows (KERNELS: a subset)
   ctest --test-dir $build -R "Wave" --output-on-failure > "$out/tests.txt" 2>&1 || true
   grep -E "tests passed|tests failed|Failed|Failure|Expected|Which is|differs|chunk" "$out/tests.txt" | head -40
-  $build/strata bench wave3d --precision fp32,fp64 ${KERNELS:+--kernels $KERNELS} --repeats 5
+  cmd="wave3d --precision fp32,fp64 ${KERNELS:+--kernels $KERNELS} --repeats 5"
+  echo "\$ strata bench $cmd" | tee -a "$out/bench.txt"
+  $build/strata bench $cmd | tee -a "$out/bench.txt"
 fi
 if want wave-ncu; then  # the wave kernels: why they stop near 70% of the copy bandwidth
   sections="--section SpeedOfLight --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats --section SchedulerStats --metrics dram__bytes_read.sum,dram__bytes_write.sum"
