@@ -2,9 +2,9 @@
 """Writes docs/performance.md from the output of `scripts/gpu-check.sh` runs (their bench.txt).
 
 Usage: scripts/perf-doc.py [--notes NOTES_MD] RUN_TXT... > docs/performance.md
-Each RUN_TXT is named COMMIT-MODE.txt (docs/runs/); with a single file of another name the
-commit is HEAD's, or $BENCH_COMMIT's. Files are read in order: a later run's table for a command
-replaces an earlier one's. The targets table and the tables are read from the benchmarks'
+Each RUN_TXT is named NN-COMMIT-MODE.txt (docs/runs/); with a single file of another name the
+commit is HEAD's, or $BENCH_COMMIT's. Runs are read in the order of NN: a later run's table for a
+command replaces an earlier one's. The targets table and the tables are read from the benchmarks'
 output; the prose around them is NOTES_MD (docs/performance-notes.md by default), which quotes
 only profiler readings.
 """
@@ -37,8 +37,13 @@ def latest_rows(runs, command_prefix):
     return out
 
 
+def run_order(path):
+    m = re.match(r"^(\d+)-", os.path.basename(path))
+    return int(m.group(1)) if m else 0
+
+
 def run_commit(path):
-    m = re.match(r"^([0-9a-f]{7,40})-([\w-]+)\.txt$", os.path.basename(path))
+    m = re.match(r"^(?:\d+-)?([0-9a-f]{7,40})-([\w-]+)\.txt$", os.path.basename(path))
     if m:
         return m.group(1), m.group(2)
     commit = subprocess.run(["git", "rev-parse", "--short", os.environ.get("BENCH_COMMIT", "HEAD")],
@@ -58,7 +63,7 @@ def main():
         notes_path, args = args[1], args[2:]
     if not args:
         sys.exit("usage: perf-doc.py [--notes NOTES_MD] RUN_TXT...")
-    runs = [(run_commit(p), open(p).read()) for p in args]
+    runs = [(run_commit(p), open(p).read()) for p in sorted(args, key=run_order)]
     notes = open(notes_path).read()
     names = ", ".join(f"`{mode}` at {commit}" for (commit, mode), _ in runs)
     lines = ["# Performance", "",
