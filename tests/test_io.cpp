@@ -401,6 +401,18 @@ TEST(Progress, BarOnlyOnATerminalAndNotWithQuiet) {
     }
 }
 
+TEST(Snapshots, ARunThatOutpacesItsWritersSaysSo) {
+    // A frame every step of a small grid on one writer thread: the time loop waits for the
+    // writer nearly all the time, and the report says so and what to do.
+    TempDir dir;
+    const CliResult r = cli({"run", "apf", "-n", "120", "-i", "60", "-p", "1", "--out", dir.str(), "--writer-threads",
+                             "1", "--json", dir / "r.json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("waiting for free snapshot buffers"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("--every"), std::string::npos);
+    EXPECT_GT(read_json(dir / "r.json")["snapshot_wait_s"].get<double>(), 0.0);
+}
+
 TEST(Cli, RejectsContradictingSnapshotAndCheckpointFlags) {
     EXPECT_EQ(cli({"run", "apf", "-p", "10", "--every", "20"}).code, 2);
     EXPECT_EQ(cli({"run", "apf", "--checkpoint-every", "20"}).code, 2);

@@ -132,7 +132,7 @@ nlohmann::json run(const ApfRunOptions& o, std::ostream& out) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - excluded_s;
     if (!o.io.checkpoint_path.empty() && (o.io.checkpoint_every == 0 || sched.steps % o.io.checkpoint_every != 0))
         checkpoint(sched.steps);
-    const std::vector<std::string> snapshot_files = snapshots.finish(out);
+    const std::vector<std::string> snapshot_files = snapshots.finish(out, wall_s + excluded_s);
     const ApfStats s = engine->stats();
 
     if (o.debug) {

@@ -86,7 +86,7 @@ nlohmann::json run(const HeatRunOptions& o, const HeatParams& p, std::ostream& o
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - excluded_s;
     if (!o.io.checkpoint_path.empty() && (o.io.checkpoint_every == 0 || o.steps % o.io.checkpoint_every != 0))
         checkpoint(o.steps);
-    const std::vector<std::string> snapshot_files = snapshots.finish(out);
+    const std::vector<std::string> snapshot_files = snapshots.finish(out, wall_s + excluded_s);
     const double t_end = double(o.steps) * p.dt;
     const HeatStats s = engine->stats();
     const double err = engine->max_error(t_end);

@@ -71,7 +71,7 @@ int Snapshots::buffers(std::int64_t frame_bytes) const {
     return writer_ ? io::snapshot_buffers(writer_->threads(), frame_bytes) : 2;
 }
 
-std::vector<std::string> Snapshots::finish(std::ostream& out) {
+std::vector<std::string> Snapshots::finish(std::ostream& out, double loop_s) {
     if (!writer_) return {};
     const auto t0 = std::chrono::steady_clock::now();
     auto files = writer_->finish();
@@ -82,6 +82,13 @@ std::vector<std::string> Snapshots::finish(std::ostream& out) {
                   "%.3g s at the end)\n",
                   files.size(), writer_->dir().c_str(), writer_->threads(), waited_s_, wait_s);
     out << buf;
+    if (loop_s > 0 && waited_s_ > 0.05 * loop_s) {
+        std::snprintf(buf, sizeof buf,
+                      "  The time loop spent %.0f%% of its %.3g s waiting for free snapshot buffers: frames come "
+                      "faster than the writers and the disk take them. A larger --every keeps it running.\n",
+                      100 * waited_s_ / loop_s, loop_s);
+        out << buf;
+    }
     return files;
 }
 

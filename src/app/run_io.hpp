@@ -105,8 +105,9 @@ public:
         writer_->submit(time, io::frame_parts<T>(spec, [c] { return c->wait(); }, writer_->threads()));
         waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    // Waits for the writers; prints a line about the frames and the waits; returns the files.
-    std::vector<std::string> finish(std::ostream& out);
+    // Waits for the writers; prints a line about the frames and the waits, and a hint when the
+    // time loop (`loop_s` long, if known) waited more than 5% of it; returns the files.
+    std::vector<std::string> finish(std::ostream& out, double loop_s = 0);
     // Seconds the time loop spent in submit(): blocked on the writers, plus the copy's launch.
     double waited_s() const { return waited_s_; }
 
