@@ -211,6 +211,45 @@ TEST(Checkpoint, RoundTripsHeaderAndFieldsBitwise) {
     EXPECT_THROW(c.field<double>(0), Error);
 }
 
+TEST(Checkpoint, RoundTripsArraysOfAnyLength) {
+    TempDir dir;
+    const HeatParams p = HeatParams::make_box(9, 5, 7, HeatStencil::p7);
+    HostField<double> u(p.extent());
+    test::fill_random(u, 12);
+    const auto traces = random_values<double>(3 * 17, 13), empty = std::vector<double>{};
+    const io::CheckpointHeader h{"heat3d", Precision::fp64, 9, 5, 7, 1, 3, 17, 0.5, {{"dt", p.dt}}};
+    io::write_checkpoint<double>(dir / "c.ck", h, {{"u", &u}}, {{"traces", &traces}, {"none", &empty}});
+    const io::Checkpoint c = io::read_checkpoint(dir / "c.ck");
+    EXPECT_TRUE(test::bitwise_equal(c.field<double>(0), u));
+    EXPECT_EQ(c.array_names, (std::vector<std::string>{"traces", "none"}));
+    EXPECT_EQ(c.array<double>("traces"), traces);
+    EXPECT_TRUE(c.array<double>("none").empty());
+    EXPECT_THROW(c.array<double>("missing"), Error);
+    EXPECT_THROW(c.array<float>("traces"), Error);
+}
+
+// A version 1 file (before arrays) is a version 2 file without the array count.
+TEST(Checkpoint, ReadsVersion1Files) {
+    TempDir dir;
+    const ApfParams p = ApfParams::for_mesh(30);
+    const auto f = test::random_apf_state<double>(p, 14);
+    io::write_checkpoint<double>(dir / "v2.ck",
+                                 {"apf", Precision::fp64, 31, 31, 1, 1, 2, 5, 0.1, {{"dt", p.dt}}},
+                                 {{"E", &f.e}, {"R", &f.r}});
+    std::string v1 = read_bytes(dir / "v2.ck");
+    const std::size_t fields_at = v1.size() - sizeof(std::uint64_t) - 2 * 31 * 31 * sizeof(double);
+    v1.erase(fields_at - sizeof(std::uint32_t), sizeof(std::uint32_t));  // no arrays section
+    v1[8] = 1;
+    v1.resize(v1.size() - sizeof(std::uint64_t));
+    const std::uint64_t sum = io::fnv1a64(v1.data(), v1.size());
+    v1.append(reinterpret_cast<const char*>(&sum), sizeof sum);
+    write_bytes(dir / "v1.ck", v1);
+    const io::Checkpoint c = io::read_checkpoint(dir / "v1.ck");
+    EXPECT_EQ(c.header.step, 5);
+    EXPECT_TRUE(test::bitwise_equal(c.field<double>(1), f.r));
+    EXPECT_TRUE(c.arrays.empty());
+}
+
 class CheckpointCorruption : public ::testing::Test {
 protected:
     void SetUp() override {

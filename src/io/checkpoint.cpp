@@ -53,8 +53,6 @@ struct Reader {
     }
 };
 
-std::size_t elem_bytes(Precision p) { return p == Precision::fp32 ? 4 : 8; }
-
 }  // namespace
 
 std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t hash) {
@@ -84,8 +82,23 @@ HostField<T> Checkpoint::field(std::size_t i) const {
 }
 
 template <class T>
+std::vector<T> Checkpoint::array(const std::string& name) const {
+    if (header.precision != precision_of<T>())
+        throw Error("checkpoint holds " + std::string(to_string(header.precision)) + " arrays, not " +
+                    std::string(to_string(precision_of<T>())));
+    for (std::size_t i = 0; i < array_names.size(); ++i)
+        if (array_names[i] == name) {
+            std::vector<T> v(arrays[i].size() / sizeof(T));
+            if (!v.empty()) std::memcpy(v.data(), arrays[i].data(), v.size() * sizeof(T));
+            return v;
+        }
+    throw Error("the " + header.model + " checkpoint lacks the array '" + name + "'");
+}
+
+template <class T>
 void write_checkpoint(const std::string& path, const CheckpointHeader& h,
-                      const std::vector<std::pair<std::string, const HostField<T>*>>& fields) {
+                      const std::vector<std::pair<std::string, const HostField<T>*>>& fields,
+                      const std::vector<std::pair<std::string, const std::vector<T>*>>& arrays) {
     if (h.precision != precision_of<T>()) throw Error("checkpoint header and fields differ in precision");
     Writer w;
     w.bytes.append(kMagic, sizeof kMagic);
@@ -102,6 +115,11 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
     }
     w.put(std::uint32_t(fields.size()));
     for (const auto& f : fields) w.put_string(f.first);
+    w.put(std::uint32_t(arrays.size()));
+    for (const auto& [name, a] : arrays) {
+        w.put_string(name);
+        w.put(std::uint64_t(a->size()));
+    }
     AtomicFile out(path);
     out.write(w.bytes);
     std::uint64_t hash = fnv1a64(w.bytes.data(), w.bytes.size());
@@ -116,6 +134,10 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
                 hash = fnv1a64(row, std::size_t(e.nx) * sizeof(T), hash);
             }
     }
+    for (const auto& a : arrays) {
+        out.write(a.second->data(), a.second->size() * sizeof(T));
+        hash = fnv1a64(a.second->data(), a.second->size() * sizeof(T), hash);
+    }
     out.write(&hash, sizeof hash);
     out.commit();
 }
@@ -128,9 +150,9 @@ Checkpoint read_checkpoint(const std::string& path) {
         throw Error("'" + path + "' is not a strata checkpoint (no STRATACK magic)");
     Reader r{path, bytes, sizeof kMagic};
     const auto version = r.get<std::uint32_t>();
-    if (version != kCheckpointVersion)
+    if (version < 1 || version > kCheckpointVersion)
         throw Error("checkpoint '" + path + "' has format version " + std::to_string(version) +
-                    "; this strata reads version " + std::to_string(kCheckpointVersion));
+                    "; this strata reads versions 1 to " + std::to_string(kCheckpointVersion));
     Checkpoint c;
     CheckpointHeader& h = c.header;
     h.model = r.get_string();
@@ -155,8 +177,19 @@ Checkpoint read_checkpoint(const std::string& path) {
     }
     const auto nfields = r.get<std::uint32_t>();
     for (std::uint32_t i = 0; i < nfields; ++i) c.field_names.push_back(r.get_string());
-    const std::size_t field_bytes = std::size_t(h.nx) * h.ny * h.nz * elem_bytes(h.precision);
-    const std::size_t expected = r.at + nfields * field_bytes + sizeof(std::uint64_t);
+    const std::size_t field_bytes = std::size_t(h.nx) * h.ny * h.nz * elem;
+    std::vector<std::size_t> array_bytes;
+    const std::uint32_t narrays = version >= 2 ? r.get<std::uint32_t>() : 0;
+    for (std::uint32_t i = 0; i < narrays; ++i) {
+        c.array_names.push_back(r.get_string());
+        const auto length = r.get<std::uint64_t>();
+        if (length > bytes.size() / elem)
+            throw Error("checkpoint '" + path + "' is truncated (array '" + c.array_names.back() +
+                        "' runs past its end)");
+        array_bytes.push_back(std::size_t(length) * elem);
+    }
+    std::size_t expected = r.at + nfields * field_bytes + sizeof(std::uint64_t);
+    for (std::size_t n : array_bytes) expected += n;
     if (bytes.size() < expected)
         throw Error("checkpoint '" + path + "' is truncated (" + std::to_string(bytes.size()) + " of " +
                     std::to_string(expected) + " bytes)");
@@ -165,18 +198,26 @@ Checkpoint read_checkpoint(const std::string& path) {
     std::memcpy(&stored, bytes.data() + expected - sizeof stored, sizeof stored);
     if (fnv1a64(bytes.data(), expected - sizeof stored) != stored)
         throw Error("checkpoint '" + path + "' is corrupted (checksum mismatch)");
-    for (std::uint32_t i = 0; i < nfields; ++i) {
-        const char* p = bytes.data() + r.at + i * field_bytes;
+    const char* p = bytes.data() + r.at;
+    for (std::uint32_t i = 0; i < nfields; ++i, p += field_bytes)
         c.interiors.emplace_back(p, p + field_bytes);
+    for (std::size_t n : array_bytes) {
+        c.arrays.emplace_back(p, p + n);
+        p += n;
     }
     return c;
 }
 
 template HostField<float> Checkpoint::field<float>(std::size_t) const;
 template HostField<double> Checkpoint::field<double>(std::size_t) const;
+template std::vector<float> Checkpoint::array<float>(const std::string&) const;
+template std::vector<double> Checkpoint::array<double>(const std::string&) const;
 template void write_checkpoint<float>(const std::string&, const CheckpointHeader&,
-                                      const std::vector<std::pair<std::string, const HostField<float>*>>&);
-template void write_checkpoint<double>(const std::string&, const CheckpointHeader&,
-                                       const std::vector<std::pair<std::string, const HostField<double>*>>&);
+                                      const std::vector<std::pair<std::string, const HostField<float>*>>&,
+                                      const std::vector<std::pair<std::string, const std::vector<float>*>>&);
+template void write_checkpoint<double>(
+    const std::string&, const CheckpointHeader&,
+    const std::vector<std::pair<std::string, const HostField<double>*>>&,
+    const std::vector<std::pair<std::string, const std::vector<double>*>>&);
 
 }  // namespace strata::io

@@ -4,10 +4,12 @@
 //
 // Layout (little-endian): "STRATACK", u32 format version, the model name, u32 precision (4 or
 // 8 bytes per value), i32 nx ny nz ghost, i64 step, f64 t, the model parameters (u32 count, then
-// name and f64 each), the fields (u32 count, then each name), then each field's interior cells
-// (x fastest), then a u64 FNV-1a checksum of every byte before it. Strings are u32 length + bytes.
+// name and f64 each), the fields (u32 count, then each name), the arrays (u32 count, then each
+// name and u64 length), then each field's interior cells (x fastest), then each array's values,
+// then a u64 FNV-1a checksum of every byte before it. Strings are u32 length + bytes.
 // Ghost cells are not stored: each model rebuilds them (apf mirrors E's and never reads R's,
-// heat3d's are the Dirichlet zeros).
+// heat3d's and wave3d's are the zeros beyond the box). Arrays hold what is not a field, of any
+// length (wave3d: the receiver traces recorded so far). Version 1 had no arrays; it is still read.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -18,10 +20,10 @@
 
 namespace strata::io {
 
-inline constexpr std::uint32_t kCheckpointVersion = 1;
+inline constexpr std::uint32_t kCheckpointVersion = 2;
 
 struct CheckpointHeader {
-    std::string model;  // "apf", "heat3d"
+    std::string model;  // "apf", "heat3d", "wave3d"
     Precision precision = Precision::fp64;
     int nx = 0, ny = 0, nz = 1, ghost = 1, dims = 2;
     std::int64_t step = 0;
@@ -37,16 +39,22 @@ struct Checkpoint {
     CheckpointHeader header;
     std::vector<std::string> field_names;
     std::vector<std::vector<char>> interiors;  // raw values, one per field
+    std::vector<std::string> array_names;
+    std::vector<std::vector<char>> arrays;  // raw values, one per array
 
     // Field `i` with zero ghosts; Error when the precision is not T's.
     template <class T>
     HostField<T> field(std::size_t i) const;
+    // The array called `name`; Error when absent or when the precision is not T's.
+    template <class T>
+    std::vector<T> array(const std::string& name) const;
 };
 
 // Written to FILE.tmp, flushed, fsync'ed and renamed: the previous FILE survives a crash mid-write.
 template <class T>
 void write_checkpoint(const std::string& path, const CheckpointHeader& header,
-                      const std::vector<std::pair<std::string, const HostField<T>*>>& fields);
+                      const std::vector<std::pair<std::string, const HostField<T>*>>& fields,
+                      const std::vector<std::pair<std::string, const std::vector<T>*>>& arrays = {});
 
 // Validates magic, version, sizes and checksum; every failure is an Error naming the file and
 // what is wrong with it.
