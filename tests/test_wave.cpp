@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
@@ -25,7 +26,7 @@ WaveProblem<T> box(int nx, int ny, int nz, int sponge, const std::string& veloci
 // A Gaussian pulse at rest (p^{n-1} = p^n) of width `sigma` cells around the centre.
 template <class T>
 WaveState<T> pulse(const WaveParams& p, double sigma) {
-    WaveState<T> s{HostField<T>(p.extent3()), HostField<T>(p.extent3())};
+    WaveState<T> s = WaveState<T>::at_rest(p.extent3());
     for (int k = 0; k < p.nz; ++k)
         for (int j = 0; j < p.ny; ++j)
             for (int i = 0; i < p.nx; ++i) {
@@ -141,16 +142,74 @@ TEST(Wave3D, ReceiversSeeTheWaveArriveAtDistanceOverSpeed) {
     EXPECT_EQ(tr[(steps - 1) * 2 + 1], s.p.at(56, 32, 32));
 }
 
-TEST(Wave3D, OmpEqualsCpuBitwise) {
-    auto p = box<float>(23, 19, 17, 3, "layered:1500,2100@0.4");
+// Odd sizes, a sponge, two sources and three receivers, from a random state.
+template <class T>
+WaveProblem<T> shot(std::int64_t record_steps) {
+    auto p = box<T>(23, 19, 17, 3, "layered:1500,2100@0.4");
     p.sources = {GridSource{{11, 9, 8}, 2000, 0.3}, GridSource{{5, 6, 7}, 3000, 0.2}};
     p.receivers = {{1, 2, 3}, {11, 9, 8}, {20, 15, 10}};
-    p.record_steps = 5;
-    WaveState<float> init{HostField<float>(p.params.extent3()), HostField<float>(p.params.extent3())};
-    test::fill_random(init.p, 41, -1, 1);
-    test::fill_random(init.prev, 42, -1, 1);
-    test::zero_ghosts(init.p);
-    test::zero_ghosts(init.prev);
+    p.record_steps = record_steps;
+    return p;
+}
+template <class T>
+WaveState<T> random_wave_state(const Extent& e) {
+    WaveState<T> s = WaveState<T>::at_rest(e);
+    test::fill_random(s.p, 61, -1, 1);
+    test::fill_random(s.prev, 62, -1, 1);
+    test::zero_ghosts(s.p);
+    test::zero_ghosts(s.prev);
+    return s;
+}
+
+// An engine made from another's state at step k (fields, step and traces) ends where the other
+// does: the sources keep their clock and the traces recorded before k are kept, bitwise.
+template <class T>
+void continues_from_state(Backend backend) {
+    const auto p = shot<T>(40);  // recording stops before the end
+    const WaveState<T> init = random_wave_state<T>(p.params.extent3());
+    auto straight = make_wave_engine<T>(backend, p, &init);
+    straight->advance(17);
+    const WaveState<T> at17 = straight->state();
+    EXPECT_EQ(at17.step, 17);
+    EXPECT_EQ(at17.traces.size(), 17u * 3);
+    straight->advance(33);
+    auto continued = make_wave_engine<T>(backend, p, &at17);
+    continued->advance(33);
+    const WaveState<T> a = straight->state(), b = continued->state();
+    EXPECT_EQ(b.step, 50);
+    EXPECT_TRUE(test::bitwise_equal(a.p, b.p));
+    EXPECT_TRUE(test::bitwise_equal(a.prev, b.prev));
+    EXPECT_EQ(a.traces, b.traces);
+    EXPECT_EQ(b.traces.size(), 40u * 3);
+    EXPECT_EQ(b.traces, continued->traces());
+}
+TEST(Wave3D, ContinuesFromAStateBitwiseOnCpu) { continues_from_state<float>(Backend::cpu); }
+TEST(Wave3D, ContinuesFromAStateBitwiseOnOmpFp64) { continues_from_state<double>(Backend::omp); }
+
+TEST(Wave3D, StateWithTheWrongTraceCountIsAnError) {
+    const auto p = shot<float>(40);
+    WaveState<float> s = random_wave_state<float>(p.params.extent3());
+    s.step = 5;
+    s.traces.assign(4 * 3, 0.0f);  // 4 rows, not 5
+    EXPECT_THROW(make_wave_engine<float>(Backend::cpu, p, &s), Error);
+    s.traces.assign(5 * 3, 0.0f);
+    EXPECT_NO_THROW(make_wave_engine<float>(Backend::cpu, p, &s));
+}
+
+TEST(Wave3D, SnapshotHoldsThePressureWhenTaken) {
+    const auto p = shot<double>(10);
+    const WaveState<double> init = random_wave_state<double>(p.params.extent3());
+    auto e = make_wave_engine<double>(Backend::omp, p, &init);
+    e->advance(7);
+    const auto want = interior_values(e->state().p);
+    auto copy = e->snapshot();
+    e->advance(2);
+    EXPECT_EQ(std::memcmp(copy->wait(), want.data(), want.size() * sizeof(double)), 0);
+}
+
+TEST(Wave3D, OmpEqualsCpuBitwise) {
+    const auto p = shot<float>(5);
+    const WaveState<float> init = random_wave_state<float>(p.params.extent3());
     auto cpu = make_wave_engine<float>(Backend::cpu, p, &init);
     auto omp = make_wave_engine<float>(Backend::omp, p, &init);
     cpu->advance(9);

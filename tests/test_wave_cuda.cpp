@@ -2,6 +2,8 @@
 // sizes, with a sponge, sources and receivers; graph replay included. Skip, saying so, without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "strata/engine.hpp"
@@ -15,6 +17,17 @@ constexpr double tolerance() {
     return std::is_same_v<T, double> ? 1e-12 : 1e-5;
 }
 
+// max |a - b| / max |b|: traces pass through zero, so no pointwise relative error.
+template <class T>
+double trace_error(const std::vector<T>& a, const std::vector<T>& b) {
+    double diff = 0, ref = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        diff = std::max(diff, std::fabs(double(a[i]) - double(b[i])));
+        ref = std::max(ref, std::fabs(double(b[i])));
+    }
+    return diff / ref;
+}
+
 template <class T>
 void wave_matches_cpu(const std::string& kernel, bool graphs, int chunk = 0) {
     const int nx = 67, ny = 45, nz = 33;  // no tile divides them
@@ -25,7 +38,7 @@ void wave_matches_cpu(const std::string& kernel, bool graphs, int chunk = 0) {
     p.sources = {GridSource{{33, 22, 16}, 2000, 0.5}, GridSource{{3, 40, 30}, 3000, 0.25}};
     p.receivers = {{0, 0, 0}, {33, 22, 16}, {66, 44, 32}, {64, 1, 17}};
     p.record_steps = 80;
-    WaveState<T> init{HostField<T>(p.params.extent3()), HostField<T>(p.params.extent3())};
+    WaveState<T> init = WaveState<T>::at_rest(p.params.extent3());
     test::fill_random(init.p, 51, -1, 1);
     test::fill_random(init.prev, 52, -1, 1);
     test::zero_ghosts(init.p);
@@ -43,12 +56,33 @@ void wave_matches_cpu(const std::string& kernel, bool graphs, int chunk = 0) {
     }
     const std::vector<T> tc = cpu->traces(), tg = gpu->traces();
     ASSERT_EQ(tc.size(), tg.size());
-    double diff = 0, ref = 0;
-    for (std::size_t i = 0; i < tc.size(); ++i) {
-        diff = std::max(diff, std::fabs(double(tg[i]) - double(tc[i])));
-        ref = std::max(ref, std::fabs(double(tc[i])));
-    }
-    EXPECT_LE(diff / ref, tolerance<T>()) << kernel << " traces";
+    EXPECT_LE(trace_error(tg, tc), tolerance<T>()) << kernel << " traces";
+}
+
+// A GPU engine made from the CPU's state at step k (fields, step, traces) goes on as the CPU does:
+// the sources keep their clock, the first k rows of traces come back as they were given.
+template <class T>
+void wave_continues_from_cpu_state(const std::string& kernel) {
+    const int nx = 37, ny = 29, nz = 23;
+    const std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", nx, ny, nz);
+    WaveProblem<T> p;
+    p.params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 3);
+    p.vdt2 = wave_vdt2<T>(p.params, v);
+    p.sources = {GridSource{{18, 14, 11}, 3000, 0.5}};
+    p.receivers = {{18, 14, 11}, {30, 3, 20}};
+    p.record_steps = 100;
+    auto cpu = make_wave_engine<T>(Backend::omp, p, nullptr);
+    cpu->advance(37);
+    const WaveState<T> at37 = cpu->state();
+    auto gpu = make_wave_engine<T>(Backend::cuda, p, &at37, EngineOptions{kernel, true});
+    cpu->advance(130);  // graphs of 64 replayed, and steps beyond the recording
+    gpu->advance(130);
+    const WaveState<T> c = cpu->state(), g = gpu->state();
+    EXPECT_EQ(g.step, 167);
+    EXPECT_LE(max_relative_error(g.p, c.p), tolerance<T>()) << kernel;
+    ASSERT_EQ(g.traces.size(), c.traces.size());
+    EXPECT_TRUE(std::equal(at37.traces.begin(), at37.traces.end(), g.traces.begin())) << kernel;
+    EXPECT_LE(trace_error(g.traces, c.traces), tolerance<T>()) << kernel << " traces";
 }
 
 class WaveStrategy : public ::testing::TestWithParam<std::string> {};
@@ -64,6 +98,11 @@ TEST_P(WaveStrategy, MatchesReferenceOnOddSizesFp64) {
 TEST_P(WaveStrategy, MatchesReferenceWithGraphReplay) {
     if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
     wave_matches_cpu<float>(GetParam(), true);
+}
+
+TEST_P(WaveStrategy, ContinuesFromACpuStateWithItsStepAndTraces) {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    wave_continues_from_cpu_state<float>(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKernels, WaveStrategy, ::testing::Values("naive", "planes", "async"));

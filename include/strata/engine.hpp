@@ -82,8 +82,9 @@ class WaveEngine {
 public:
     virtual ~WaveEngine() = default;
     virtual void advance(std::int64_t steps) = 0;
-    virtual WaveState<T> state() = 0;     // p^n and p^{n-1}, copied to the host
+    virtual WaveState<T> state() = 0;     // p^n, p^{n-1}, n and the traces, copied to the host
     virtual std::vector<T> traces() = 0;  // the recorded steps x receivers, row-major
+    virtual std::unique_ptr<FieldCopy<T>> snapshot() = 0;  // the latest p, as ApfEngine's
     virtual std::string kernel() const = 0;
     virtual KernelInfo kernel_info() const { return {kernel(), 1, Wave3D<T>::min_bytes_per_cell}; }
     virtual void synchronize() {}
@@ -101,7 +102,9 @@ std::unique_ptr<HeatEngine<T>> make_heat_engine(Backend backend, const HeatParam
                                                 const HostField<T>* initial,
                                                 const EngineOptions& options = {});
 
-// A null `initial` starts from rest (p = 0): only the sources make waves.
+// A null `initial` starts from rest (p = 0) at step 0: only the sources make waves. Otherwise the
+// run continues from `initial->step` with the traces recorded before it; Error when their count
+// is not min(step, record_steps) x receivers.
 template <class T>
 std::unique_ptr<WaveEngine<T>> make_wave_engine(Backend backend, const WaveProblem<T>& problem,
                                                 const WaveState<T>* initial, const EngineOptions& options = {});

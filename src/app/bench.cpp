@@ -159,7 +159,7 @@ std::vector<Row> bench_wave(const BenchOptions& o, double copy_gbs) {
         return pr;
     };
     auto random_state = [](const Extent& e, std::uint64_t seed) {
-        WaveState<T> s{HostField<T>(e), HostField<T>(e)};
+        WaveState<T> s = WaveState<T>::at_rest(e);
         fill_random(s.p, seed, -1.0, 1.0);
         fill_random(s.prev, seed + 1, -1.0, 1.0);
         zero_ghosts(s.p);

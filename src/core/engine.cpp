@@ -2,6 +2,7 @@
 // nvcc; without it, asking for it is a clear error, never a silent fallback to the CPU.
 #include "strata/engine.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "../cpu/cpu_engines.hpp"
@@ -92,6 +93,14 @@ std::unique_ptr<HeatEngine<T>> make_heat_engine(Backend backend, const HeatParam
 template <class T>
 std::unique_ptr<WaveEngine<T>> make_wave_engine(Backend backend, const WaveProblem<T>& problem,
                                                 const WaveState<T>* initial, const EngineOptions& options) {
+    if (initial) {
+        const std::int64_t rows = std::min(initial->step, problem.record_steps);
+        if (initial->step < 0 || initial->traces.size() != std::size_t(rows) * problem.receivers.size())
+            throw Error("a wave state at step " + std::to_string(initial->step) + " needs " +
+                        std::to_string(rows) + " rows of traces for " +
+                        std::to_string(problem.receivers.size()) + " receivers; it has " +
+                        std::to_string(initial->traces.size()) + " values");
+    }
     if (backend == Backend::cuda) {
 #ifdef STRATA_HAVE_CUDA
         return cuda::make_wave_engine<T>(problem, initial, options);
@@ -102,7 +111,7 @@ std::unique_ptr<WaveEngine<T>> make_wave_engine(Backend backend, const WaveProbl
     check_cpu_kernel(backend, options);
     const Extent e = problem.params.extent3();
     return cpu::make_wave_engine<T>(backend == Backend::omp, problem,
-                                    initial ? *initial : WaveState<T>{HostField<T>(e), HostField<T>(e)});
+                                    initial ? *initial : WaveState<T>::at_rest(e));
 }
 
 int cuda_device_count() {

@@ -135,13 +135,19 @@ template <class T, bool Parallel>
 class WaveCpuEngine final : public WaveEngine<T> {
 public:
     WaveCpuEngine(const WaveProblem<T>& p, WaveState<T> initial)
-        : problem_(p), model_(p.params), p_(std::move(initial.p)), prev_(std::move(initial.prev)) {}
+        : problem_(p),
+          model_(p.params),
+          p_(std::move(initial.p)),
+          prev_(std::move(initial.prev)),
+          traces_(std::move(initial.traces)),
+          step_(initial.step) {}
 
     void advance(std::int64_t steps) override {
         for (std::int64_t s = 0; s < steps; ++s) step();
     }
-    WaveState<T> state() override { return {p_, prev_}; }
+    WaveState<T> state() override { return {p_, prev_, step_, traces_}; }
     std::vector<T> traces() override { return traces_; }
+    std::unique_ptr<FieldCopy<T>> snapshot() override { return std::make_unique<HostCopy<T>>(p_); }
     std::string kernel() const override { return Parallel ? "omp" : "cpu"; }
 
 private:
@@ -163,7 +169,7 @@ private:
     Wave3D<T> model_;
     HostField<T> p_, prev_;
     std::vector<T> traces_;
-    std::int64_t step_ = 0;
+    std::int64_t step_;
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // 3D acoustic waves on the GPU: p^{n+1} is written over p^{n-1} and the two p buffers swap every
 // step; vdt2 is a third field in the same padded layout. Sources and receivers are a one-block
-// kernel after each update; the step count lives on the device, so captured graphs replay it,
-// and the traces stay on the device until they are asked for.
+// kernel after each update; the step count lives on the device, so captured graphs replay it
+// (the host keeps its own count of the steps queued), and the traces stay on the device until
+// they are asked for.
 #include "cuda_engines.hpp"
 #include "time_loop.cuh"
 #include "wave_strategies.cuh"
@@ -45,7 +46,8 @@ public:
           ns_(int(p.sources.size())),
           nr_(int(p.receivers.size())),
           record_steps_(p.record_steps),
-          dt_(p.params.dt) {
+          dt_(p.params.dt),
+          done_(initial ? initial->step : 0) {
         const cudaStream_t s = this->stream_.get();
         vdt2_.upload(p.vdt2, s);
         if (initial) {
@@ -56,31 +58,35 @@ public:
         }
         copy_to_device(sources_.get(), p.sources, s);
         copy_to_device(receivers_.get(), p.receivers, s);
-        STRATA_CUDA_CHECK(cudaMemsetAsync(step_.get(), 0, sizeof(std::int64_t), s));
+        if (initial) copy_to_device(traces_.get(), initial->traces, s);  // the rows before the restart
+        STRATA_CUDA_CHECK(cudaMemcpyAsync(step_.get(), &done_, sizeof done_, cudaMemcpyHostToDevice, s));
         this->sync();
     }
 
-    void advance(std::int64_t steps) override { this->run_steps(steps); }
-    double timed_advance_ms(std::int64_t steps) override { return this->timed_steps_ms(steps); }
+    void advance(std::int64_t steps) override {
+        this->run_steps(steps);
+        done_ += steps;
+    }
+    double timed_advance_ms(std::int64_t steps) override {
+        done_ += steps;
+        return this->timed_steps_ms(steps);
+    }
     void synchronize() override { this->sync(); }
     std::string kernel() const override { return this->strategy_name(); }
 
     WaveState<T> state() override {
         const cudaStream_t s = this->stream_.get();
-        return {this->in_.download(s), this->out_.download(s)};
+        return {this->in_.download(s), this->out_.download(s), done_, traces()};
     }
     std::vector<T> traces() override {
-        const cudaStream_t s = this->stream_.get();
-        std::int64_t steps = 0;
-        STRATA_CUDA_CHECK(cudaMemcpyAsync(&steps, step_.get(), sizeof steps, cudaMemcpyDeviceToHost, s));
-        this->sync();
-        std::vector<T> out(std::size_t(std::min(steps, record_steps_)) * nr_);
+        std::vector<T> out(std::size_t(std::min(done_, record_steps_)) * nr_);
         if (!out.empty())
             STRATA_CUDA_CHECK(cudaMemcpyAsync(out.data(), traces_.get(), out.size() * sizeof(T),
-                                              cudaMemcpyDeviceToHost, s));
+                                              cudaMemcpyDeviceToHost, this->stream_.get()));
         this->sync();
         return out;
     }
+    std::unique_ptr<FieldCopy<T>> snapshot() override { return this->snapshot_latest(); }
 
 private:
     template <class U>
@@ -108,6 +114,7 @@ private:
     int ns_, nr_;
     std::int64_t record_steps_;
     double dt_;
+    std::int64_t done_;  // steps queued, from the initial state's step
 };
 
 }  // namespace

@@ -134,10 +134,17 @@ struct WaveProblem {
     std::int64_t record_steps = 0;
 };
 
-// The state after n steps: p^n and p^{n-1}.
+// The state after n steps: p^n and p^{n-1}, n (the sources' clock), and the traces recorded so
+// far (min(n, record_steps) rows of one value per receiver), so that a run continued from it
+// ends as if it had never stopped.
 template <class T>
 struct WaveState {
     HostField<T> p, prev;
+    std::int64_t step = 0;
+    std::vector<T> traces;
+
+    // p = 0 at step 0
+    static WaveState at_rest(const Extent& e) { return {HostField<T>(e), HostField<T>(e), 0, {}}; }
 };
 
 // The velocity model: "1500" (constant), "layered:V1,V2@F" (V1 above depth F of the box along z,
