@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -298,16 +299,21 @@ TEST_F(CheckpointCorruption, WrongVersionIsNamed) {
     expect_rejected(bad, "format version 7");
 }
 
+// The run `args` (a restart) fails as bad input, saying `mention`, and writes no checkpoint.
+void expect_restart_rejected(const TempDir& dir, std::vector<std::string> args, const std::string& mention) {
+    write_bytes(dir / "keep.ck", "precious");
+    args.insert(args.end(), {"--checkpoint", dir / "keep.ck", "--json", dir / "r.json"});
+    const CliResult r = cli(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(mention), std::string::npos) << "wanted '" << mention << "' in: " << r.err;
+    EXPECT_EQ(read_bytes(dir / "keep.ck"), "precious");
+}
+
 TEST(Restart, WrongModelPrecisionOrSizeIsAClearErrorAndOverwritesNothing) {
     TempDir dir;
     ASSERT_EQ(cli({"run", "apf", "-n", "30", "-i", "20", "--checkpoint", dir / "apf.ck"}).code, 0);
-    write_bytes(dir / "keep.ck", "precious");
     auto rejected = [&](std::vector<std::string> args, const std::string& mention) {
-        args.insert(args.end(), {"--checkpoint", dir / "keep.ck", "--json", dir / "r.json"});
-        const CliResult r = cli(args);
-        EXPECT_EQ(r.code, 2) << r.err;
-        EXPECT_NE(r.err.find(mention), std::string::npos) << r.err;
-        EXPECT_EQ(read_bytes(dir / "keep.ck"), "precious");
+        expect_restart_rejected(dir, std::move(args), mention);
     };
     rejected({"run", "heat3d", "-n", "30", "--restart", dir / "apf.ck"}, "model 'apf'");
     rejected({"run", "apf", "-n", "30", "-i", "40", "--precision", "fp32", "--restart", dir / "apf.ck"},
@@ -322,9 +328,12 @@ TEST(Restart, WrongModelPrecisionOrSizeIsAClearErrorAndOverwritesNothing) {
     EXPECT_EQ(read_bytes(dir / "apf.ck"), good);
 }
 
-// A run restarted from step k ends with the same fields (bitwise) and norms as an uninterrupted run.
-void expect_restart_equivalent(std::vector<std::string> base, const std::string& steps_flag,
-                               const std::string& k, const std::string& n) {
+// A run restarted from step k ends with the same fields and arrays (bitwise), the same report
+// values and the same output files (in --out) as an uninterrupted run. Returns the checkpoint at k.
+io::Checkpoint expect_restart_equivalent(std::vector<std::string> base, const std::string& steps_flag,
+                                         const std::string& k, const std::string& n,
+                                         const std::vector<std::string>& report_keys = {"max_norm", "l2norm"},
+                                         const std::vector<std::string>& out_files = {}) {
     TempDir dir;
     auto run = [&](const std::string& steps, std::vector<std::string> extra) {
         std::vector<std::string> args = base;
@@ -334,14 +343,13 @@ void expect_restart_equivalent(std::vector<std::string> base, const std::string&
         EXPECT_EQ(r.code, 0) << r.err;
         return r;
     };
-    run(n, {"--checkpoint", dir / "straight.ck", "--json", dir / "straight.json"});
-    run(k, {"--checkpoint", dir / "k.ck"});
+    run(n, {"--checkpoint", dir / "straight.ck", "--json", dir / "straight.json", "--out", dir / "straight"});
+    run(k, {"--checkpoint", dir / "k.ck", "--out", dir / "k"});
     const CliResult restarted = run(n, {"--restart", dir / "k.ck", "--checkpoint", dir / "restarted.ck",
-                                        "--json", dir / "restarted.json"});
+                                        "--json", dir / "restarted.json", "--out", dir / "restarted"});
     EXPECT_NE(restarted.out.find("restarted from"), std::string::npos);
     const auto a = read_json(dir / "straight.json"), b = read_json(dir / "restarted.json");
-    EXPECT_EQ(a["max_norm"].get<double>(), b["max_norm"].get<double>());
-    EXPECT_EQ(a["l2norm"].get<double>(), b["l2norm"].get<double>());
+    for (const auto& key : report_keys) EXPECT_EQ(a[key].get<double>(), b[key].get<double>()) << key;
     EXPECT_EQ(a["t_end"].get<double>(), b["t_end"].get<double>());
     EXPECT_EQ(b["restart"]["step"].get<std::int64_t>(), io::read_checkpoint(dir / "k.ck").header.step);
     EXPECT_EQ(b["checkpoints"], nlohmann::json::array({dir / "restarted.ck"}));
@@ -349,6 +357,13 @@ void expect_restart_equivalent(std::vector<std::string> base, const std::string&
                          y = io::read_checkpoint(dir / "restarted.ck");
     EXPECT_EQ(x.header.step, y.header.step);
     EXPECT_EQ(x.interiors, y.interiors);  // bitwise
+    EXPECT_EQ(x.arrays, y.arrays);
+    for (const auto& f : out_files) {
+        const std::string want = read_bytes(dir / ("straight/" + f));
+        EXPECT_FALSE(want.empty()) << f;
+        EXPECT_EQ(want, read_bytes(dir / ("restarted/" + f))) << f;
+    }
+    return io::read_checkpoint(dir / "k.ck");
 }
 
 TEST(Restart, ApfContinuesBitwiseOnCpu) {
@@ -376,6 +391,62 @@ TEST(Restart, ApfTimeScheduleEndsAtTheSameIteration) {
 TEST(Restart, Heat3dContinuesBitwise) {
     expect_restart_equivalent({"run", "heat3d", "-n", "19", "--stencil", "27pt", "--backend", "omp"},
                               "--steps", "13", "40");
+}
+
+// wave3d on 21^3 points with a source whose wavelet (f0 = 6000: its peak at step ~33) passes the
+// five receivers early, so the traces a checkpoint carries are not zeros.
+std::vector<std::string> wave_shot(std::vector<std::string> extra,
+                                   const std::string& source = "0.5,0.5,0.5,6000",
+                                   const std::string& receivers = "0.1,0.5,0.5,0.9,0.5,0.5,5") {
+    extra.insert(extra.begin(),
+                 {"run", "wave3d", "-n", "21", "--source", source, "--receiver-line", receivers});
+    return extra;
+}
+
+template <class T>
+void expect_wave_restart_equivalent(const std::vector<std::string>& extra) {
+    const std::vector<std::string> base = wave_shot(extra);
+    const io::Checkpoint k = expect_restart_equivalent(base, "--steps", "61", "150", {"max_abs", "energy"},
+                                                       {"traces.bin", "traces.json", "seismogram.png"});
+    EXPECT_EQ(k.field_names, (std::vector<std::string>{"p", "prev"}));
+    const std::vector<T> traces = k.array<T>("traces");
+    ASSERT_EQ(traces.size(), 61u * 5);
+    EXPECT_GT(*std::max_element(traces.begin(), traces.end()), T(0.1));
+}
+TEST(Restart, Wave3dContinuesBitwiseWithTheTracesOnCpu) { expect_wave_restart_equivalent<float>({}); }
+TEST(Restart, Wave3dContinuesBitwiseWithTheTracesOnOmpFp64) {
+    expect_wave_restart_equivalent<double>({"--backend", "omp", "--precision", "fp64"});
+}
+
+TEST(Restart, Wave3dWithOtherFlagsIsAClearError) {
+    TempDir dir;
+    const std::vector<std::string> fixed{"--out", dir / "out"};
+    auto restart = [&](std::vector<std::string> extra) {
+        extra.insert(extra.end(), {"--steps", "40", "--restart", dir / "w.ck"});
+        extra.insert(extra.end(), fixed.begin(), fixed.end());
+        return extra;
+    };
+    std::vector<std::string> first = fixed;
+    first.insert(first.end(), {"--steps", "20", "--checkpoint", dir / "w.ck"});
+    ASSERT_EQ(cli(wave_shot(first)).code, 0);
+    ASSERT_EQ(cli(wave_shot(restart({}))).code, 0);  // the same flags restart
+    auto rejected = [&](std::vector<std::string> args, const std::string& mention) {
+        expect_restart_rejected(dir, std::move(args), mention);
+    };
+    rejected(wave_shot(restart({"--velocity", "layered:1500,1400@0.5"})), "velocity_hash");  // dt the same
+    rejected(wave_shot(restart({"--velocity", "1600"})), "dt =");
+    rejected(wave_shot(restart({"--source", "0.2,0.5,0.5,6000"})), "sources = 1");
+    rejected(wave_shot(restart({}), "0.4,0.5,0.5,6000"), "source_hash");
+    rejected(wave_shot(restart({}), "0.5,0.5,0.5,5000"), "source_hash");
+    rejected(wave_shot(restart({}), "0.5,0.5,0.5,6000", "0.1,0.5,0.5,0.9,0.5,0.5,4"), "receivers = 5");
+    rejected(wave_shot(restart({}), "0.5,0.5,0.5,6000", "0.1,0.4,0.5,0.9,0.4,0.5,5"), "receiver_hash");
+    rejected(wave_shot(restart({"--sponge", "3"})), "sponge");
+    rejected(wave_shot(restart({"--extent", "2"})), "h =");
+    rejected(wave_shot(restart({"--safety", "0.4"})), "dt =");
+    rejected(wave_shot(restart({"--precision", "fp64"})), "fp32");
+    rejected(wave_shot(restart({"--nz", "22"})), "-n");
+    rejected(wave_shot({"--steps", "10", "--restart", dir / "w.ck", "--out", dir / "out"}), "beyond");
+    expect_restart_rejected(dir, {"run", "heat3d", "-n", "21", "--restart", dir / "w.ck"}, "model 'wave3d'");
 }
 
 TEST(Snapshots, ApfRunWritesFramesThatParseBackToTheFields) {
@@ -424,6 +495,64 @@ TEST(Snapshots, Heat3dFramesHoldTheFieldAndItsMidPlanes) {
     // render of the checkpoint's x slice equals the snapshot's x slice.
     ASSERT_EQ(cli({"render", dir / "end.ck", "--slice", "x", "-o", dir / "x.png"}).code, 0);
     EXPECT_EQ(io::read_png(dir / "x.png").pixels, io::read_png(dir / "heat3d_000008_x.png").pixels);
+}
+
+TEST(Snapshots, Wave3dFramesHoldPressureNextToTheTraces) {
+    TempDir dir;
+    const CliResult r = cli(wave_shot({"--nx", "23", "--ny", "19", "--steps", "30", "--every", "10", "--out",
+                                       dir.str(), "--checkpoint", dir / "end.ck", "--json", dir / "r.json"}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* f : {"traces.bin", "traces.json", "seismogram.png"})
+        EXPECT_TRUE(fs::exists(dir / f)) << f;
+    const auto j = read_json(dir / "r.json");
+    const double h = j["h"].get<double>(), dt = j["dt"].get<double>();
+    EXPECT_EQ(j["snapshots"].size(), 3u * 4 + 1);
+    const auto pvd = io::read_pvd(dir / "wave3d.pvd");
+    ASSERT_EQ(pvd.size(), 3u);
+    for (int f = 0; f < 3; ++f) {
+        char name[32];
+        std::snprintf(name, sizeof name, "wave3d_%06d.vti", 10 * (f + 1));
+        EXPECT_EQ(pvd[f], (io::PvdFrame{10 * (f + 1) * dt, name}));
+    }
+    // The last frame is the final p, which the end checkpoint also holds; point (i, j, k) is at (ih, jh, kh).
+    const io::VtiField v = io::read_vti(dir / "wave3d_000030.vti");
+    EXPECT_EQ(v.precision, Precision::fp32);
+    EXPECT_EQ(v.grid.name, "p");
+    EXPECT_EQ(v.grid.spacing, h);
+    EXPECT_EQ(v.grid.origin, (std::array<double, 3>{0, 0, 0}));
+    const io::Checkpoint c = io::read_checkpoint(dir / "end.ck");
+    const auto p = interior_values(c.field<float>(0));
+    ASSERT_EQ(v.values.size(), p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) ASSERT_EQ(float(v.values[i]), p[i]) << i;
+    const auto [lo, hi] = std::minmax_element(p.begin(), p.end());
+    EXPECT_GT(std::max(-*lo, *hi), 0.1f);  // the wavelet is under way (negative first, as a Ricker)
+    // The pictures map p over +-1 / (4 pi 10 h): render of the frame with that range is the picture.
+    const double peak = 1 / (4 * std::numbers::pi * 10 * h);
+    EXPECT_EQ(j["picture_range"], nlohmann::json::array({-peak, peak}));
+    const int sizes[3][2] = {{23, 19}, {23, 21}, {19, 21}};  // z: x-y, y: x-z, x: y-z
+    for (int a = 0; a < 3; ++a) {
+        const std::string axis(1, "zyx"[a]);
+        const io::Image img = io::read_png(dir / ("wave3d_000030_" + axis + ".png"));
+        EXPECT_EQ(img.width, sizes[a][0]) << axis;
+        EXPECT_EQ(img.height, sizes[a][1]) << axis;
+        char lo[32], hi[32];
+        std::snprintf(lo, sizeof lo, "%.17g", -peak);
+        std::snprintf(hi, sizeof hi, "%.17g", peak);
+        ASSERT_EQ(cli({"render", dir / "wave3d_000030.vti", "--slice", axis, "--range", lo, hi, "-o",
+                       dir / ("r" + axis + ".png")})
+                      .code,
+                  0);
+        EXPECT_EQ(io::read_png(dir / ("r" + axis + ".png")).pixels, img.pixels) << axis;
+    }
+}
+
+TEST(Snapshots, Wave3dRangeOptionSetsThePictures) {
+    TempDir dir;
+    const CliResult r = cli({"run", "wave3d", "-n", "17", "--steps", "4", "--every", "4", "--range", "-0.25",
+                             "0.5", "--out", dir.str(), "--json", dir / "r.json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_json(dir / "r.json")["picture_range"], nlohmann::json::array({-0.25, 0.5}));
+    EXPECT_EQ(cli({"run", "wave3d", "-n", "17", "--range", "1", "-1"}).code, 2);
 }
 
 TEST(Progress, BarOnlyOnATerminalAndNotWithQuiet) {

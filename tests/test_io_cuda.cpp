@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -128,8 +129,11 @@ nlohmann::json read_json(const std::string& path) {
 }
 
 // Restart from step k (odd, so graph replay resumes with swapped buffers) to n, against a
-// straight run to n: the same norms and the same final fields, bitwise.
-void expect_gpu_restart_equivalent(const std::vector<std::string>& base, const std::string& steps_flag) {
+// straight run to n: the same report values, the same final fields and arrays, bitwise, and the
+// same `out_files` in --out.
+void expect_gpu_restart_equivalent(const std::vector<std::string>& base, const std::string& steps_flag,
+                                   const std::vector<std::string>& report_keys = {"max_norm", "l2norm"},
+                                   const std::vector<std::string>& out_files = {}) {
     // One folder per test: ctest runs the tests in parallel.
     const auto dir = std::filesystem::temp_directory_path() /
                      (std::string("strata_io_cuda_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -141,15 +145,24 @@ void expect_gpu_restart_equivalent(const std::vector<std::string>& base, const s
         args.insert(args.end(), extra.begin(), extra.end());
         return args;
     };
-    cli(with({steps_flag, "300", "--checkpoint", path("straight.ck"), "--json", path("a.json")}));
+    cli(with({steps_flag, "300", "--checkpoint", path("straight.ck"), "--json", path("a.json"), "--out",
+              path("straight")}));
     cli(with({steps_flag, "131", "--checkpoint", path("k.ck"), "--every", "50", "--out", path("frames")}));
     cli(with({steps_flag, "300", "--restart", path("k.ck"), "--checkpoint", path("restarted.ck"), "--json",
-              path("b.json")}));
+              path("b.json"), "--out", path("restarted")}));
     const auto a = read_json(path("a.json")), b = read_json(path("b.json"));
-    EXPECT_EQ(a["max_norm"].get<double>(), b["max_norm"].get<double>());
-    EXPECT_EQ(a["l2norm"].get<double>(), b["l2norm"].get<double>());
-    EXPECT_EQ(io::read_checkpoint(path("straight.ck")).interiors,
-              io::read_checkpoint(path("restarted.ck")).interiors);
+    for (const auto& key : report_keys) EXPECT_EQ(a[key].get<double>(), b[key].get<double>()) << key;
+    const io::Checkpoint x = io::read_checkpoint(path("straight.ck")),
+                         y = io::read_checkpoint(path("restarted.ck"));
+    EXPECT_EQ(x.interiors, y.interiors);
+    EXPECT_EQ(x.arrays, y.arrays);
+    for (const auto& f : out_files) {
+        std::ifstream fa(dir / "straight" / f, std::ios::binary), fb(dir / "restarted" / f, std::ios::binary);
+        const std::string sa{std::istreambuf_iterator<char>(fa), {}},
+            sb{std::istreambuf_iterator<char>(fb), {}};
+        EXPECT_FALSE(sa.empty()) << f;
+        EXPECT_EQ(sa, sb) << f;
+    }
     std::filesystem::remove_all(dir);
 }
 
@@ -162,6 +175,14 @@ TEST(CudaRestart, Heat3dContinuesBitwise) {
     REQUIRE_GPU();
     expect_gpu_restart_equivalent({"run", "heat3d", "-n", "45", "--backend", "cuda", "--stencil", "27pt"},
                                   "--steps");
+}
+// The device's step count and the traces recorded before the checkpoint come back with it.
+TEST(CudaRestart, Wave3dContinuesBitwiseWithTheTraces) {
+    REQUIRE_GPU();
+    expect_gpu_restart_equivalent(
+        {"run", "wave3d", "--nx", "67", "--ny", "45", "--nz", "33", "--backend", "cuda", "--kernel", "planes",
+         "--source", "0.5,0.3,0.2,3000", "--receiver-line", "0.1,0.3,0.2,0.9,0.3,0.2,9"},
+        "--steps", {"max_abs", "energy"}, {"traces.bin", "traces.json", "seismogram.png"});
 }
 
 }  // namespace

@@ -15,13 +15,15 @@ namespace strata {
 
 // Snapshots, checkpoints and progress, the same for every model.
 struct IoOptions {
-    std::string out_dir;                // --out: where snapshot frames and the .pvd go
+    std::string out_dir;  // --out: where snapshot frames and the .pvd go (wave3d: and the traces)
     std::int64_t snapshot_every = 0;    // --every (apf: also -p); 0: no snapshots
     int writer_threads = 0;             // --writer-threads; 0: min(hardware threads - 1, 16)
     std::string checkpoint_path;        // --checkpoint: written every --checkpoint-every steps and at the end
     std::int64_t checkpoint_every = 0;  // --checkpoint-every
     std::string restart_path;           // --restart: continue from this checkpoint
     bool progress = false;              // the one-line progress bar (the CLI: a terminal and no --quiet)
+
+    std::string dir() const { return out_dir.empty() ? "strata-out" : out_dir; }  // --out or its default
 };
 void validate(const IoOptions& o);
 
@@ -73,7 +75,7 @@ struct WaveRunOptions {
     std::vector<std::string> sources;  // "x,y,z[,f0]"; none: one at the centre
     std::string receivers_file;        // one "x,y,z" per line
     std::string receiver_line;         // "x0,y0,z0,x1,y1,z1,count"
-    std::string out_dir = ".";
+    std::vector<double> range;         // --range LO HI of the snapshot pictures; empty: +-1/(4 pi 10 h)
     Precision precision = Precision::fp32;
     Backend backend = Backend::cpu;
     std::string kernel;
@@ -81,7 +83,7 @@ struct WaveRunOptions {
     int chunk = 0;
     int depth = 0;
     std::string json_path;
-    bool progress = false;  // the one-line progress bar (the CLI: a terminal and no --quiet)
+    IoOptions io;  // io.out_dir holds the traces too
 };
 
 // Throw UsageError naming the first bad option.

@@ -40,13 +40,20 @@ constexpr const char* kHeatHelp =
 constexpr const char* kWaveHelp =
     "3D acoustic waves p_tt = v^2 lap(p) + sources: leapfrog in time, the 25-point 8th-order\n"
     "Laplacian, Ricker point sources, receivers recorded every step, and a sponge layer on every\n"
-    "face. Positions are physical, in the box [0, L] along x (h = L / (nx - 1)). Traces go to\n"
-    "--out as traces.bin (float32, steps x receivers), traces.json and seismogram.png.\n\n"
+    "face. Positions are physical, in the box [0, L] along x (h = L / (nx - 1)). Everything goes\n"
+    "to one --out directory: the traces as traces.bin (float32, steps x receivers), traces.json\n"
+    "and seismogram.png, and with --every N the frames of p (wave3d_NNNNNN.vti, the mid-plane\n"
+    "PNGs wave3d_NNNNNN_{z,y,x}.png, and wave3d.pvd). The pictures map p from -A to A with\n"
+    "A = 1 / (4 pi 10 h), the peak of a source's direct wave 10 cells away (--range LO HI to\n"
+    "change it). A checkpoint holds p, the previous p, the step and the traces so far: a\n"
+    "restarted run writes the same traces.bin as an uninterrupted one.\n\n"
     "Examples:\n"
     "  strata run wave3d -n 128 --steps 400 --receiver-line 0.1,0.5,0.3,0.9,0.5,0.3,64\n"
     "  strata run wave3d -n 256 --velocity layered:1500,2500@0.5 --source 0.5,0.5,0.2,30 \\\n"
-    "      --receivers recv.txt --out shot1 --backend cuda\n"
-    "  strata run wave3d --nx 200 --ny 100 --nz 100 --extent 2000 --velocity-file vp.bin --sponge 20";
+    "      --receivers recv.txt --out shot1 --every 50 --backend cuda\n"
+    "  strata run wave3d --nx 200 --ny 100 --nz 100 --extent 2000 --velocity-file vp.bin --sponge 20\n"
+    "  strata run wave3d -n 128 --steps 400 --checkpoint shot.ck\n"
+    "  strata run wave3d -n 128 --steps 800 --restart shot.ck   # the same flags: steps 400 to 800";
 
 void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std::string& kernel,
                 std::string& json, bool& no_graphs, int& chunk, int& depth) {
@@ -62,19 +69,16 @@ void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std
     cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
 }
 
-void add_quiet(CLI::App* cmd, bool& quiet) {
-    cmd->add_flag("--quiet", quiet, "No progress bar (there is none anyway when stdout is not a terminal)");
-}
-
-void add_io(CLI::App* cmd, IoOptions& io, bool& quiet) {
-    cmd->add_option("--out", io.out_dir, "Directory for snapshot frames and the .pvd (default strata-out)");
+void add_io(CLI::App* cmd, IoOptions& io, bool& quiet,
+            const std::string& out_help = "Directory for snapshot frames and the .pvd (default strata-out)") {
+    cmd->add_option("--out", io.out_dir, out_help);
     cmd->add_option("--every", io.snapshot_every, "Snapshot every N steps: .vti for ParaView and PNG pictures");
     cmd->add_option("--writer-threads", io.writer_threads, "Threads encoding snapshots (default min(cores-1, 16))");
     cmd->add_option("--checkpoint", io.checkpoint_path,
                     "Write a checkpoint to FILE every --checkpoint-every steps and at the end");
     cmd->add_option("--checkpoint-every", io.checkpoint_every, "Checkpoint every N steps");
     cmd->add_option("--restart", io.restart_path, "Continue from a checkpoint, to the same final step");
-    add_quiet(cmd, quiet);
+    cmd->add_flag("--quiet", quiet, "No progress bar (there is none anyway when stdout is not a terminal)");
 }
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -173,10 +177,14 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     wave_cmd->add_option("--receivers", wave.receivers_file, "A file of receivers, one x,y,z per line");
     wave_cmd->add_option("--receiver-line", wave.receiver_line, "count receivers from (x0,y0,z0) to (x1,y1,z1): "
                                                                 "x0,y0,z0,x1,y1,z1,count");
-    wave_cmd->add_option("--out", wave.out_dir, "Directory for the traces")->capture_default_str();
+    wave_cmd
+        ->add_option("--range", wave.range,
+                     "Snapshot pictures: the value range LO HI (default +-1/(4 pi 10 h))")
+        ->expected(2);
     add_common(wave_cmd, wave_precision, wave_backend, wave.kernel, wave.json_path, wave_no_graphs, wave.chunk, wave.depth);
     bool wave_quiet = false;
-    add_quiet(wave_cmd, wave_quiet);
+    add_io(wave_cmd, wave.io, wave_quiet,
+           "Directory for the traces, the snapshot frames and the .pvd (default strata-out)");
 
     app::BenchOptions bench;
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
@@ -265,7 +273,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             wave.graphs = !wave_no_graphs;
             wave.precision = parse_precision(wave_precision);
             wave.backend = parse_backend(wave_backend);
-            wave.progress = out_is_terminal && !wave_quiet;
+            wave.io.progress = out_is_terminal && !wave_quiet;
             if (wave.kernel == "list") {
                 print_kernels(out, wave.backend, "wave3d");
                 return 0;

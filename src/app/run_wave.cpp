@@ -1,18 +1,24 @@
 // `strata run wave3d`: acoustic waves from Ricker point sources, recorded by receivers, with a
-// sponge on every face; the traces are written as a binary array, a JSON header and a PNG.
+// sponge on every face; the traces are written as a binary array, a JSON header and a PNG, next to
+// the snapshot frames of p, in one --out directory. Checkpoints hold p, p_prev, the step and the
+// traces recorded so far, so a restarted run writes the traces of an uninterrupted one.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
+#include <optional>
 #include <ostream>
 #include <sstream>
+#include <utility>
 
 #include "report.hpp"
 #include "run_io.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
+#include "strata/io/checkpoint.hpp"
 #include "strata/io/png.hpp"
 #include "strata/run.hpp"
 
@@ -107,19 +113,53 @@ Placed place(const WaveRunOptions& o, const WaveParams& p, const std::vector<flo
     return pl;
 }
 
+// What changes a run's result, for the checkpoint's header, so that restarting with other flags is
+// an error: the grid spacing, dt, the sponge, and the velocity model, sources and receivers as
+// hashes (their top 53 bits, exact in a double) next to their counts.
+std::vector<std::pair<std::string, double>> result_params(const WaveParams& p,
+                                                          const std::vector<float>& velocity,
+                                                          const Placed& pl) {
+    auto hash = [](const auto& values) {
+        return double(io::fnv1a64(values.data(), values.size() * sizeof(values[0])) >> 11);
+    };
+    std::vector<double> sources, receivers;
+    for (const GridSource& s : pl.sources)
+        sources.insert(sources.end(), {double(s.at.i), double(s.at.j), double(s.at.k), s.f0, s.scale});
+    for (const GridPoint& r : pl.receivers)
+        receivers.insert(receivers.end(), {double(r.i), double(r.j), double(r.k)});
+    return {{"h", p.h},
+            {"dt", p.dt},
+            {"sponge", double(p.sponge)},
+            {"velocity_hash", hash(velocity)},
+            {"sources", double(pl.sources.size())},
+            {"source_hash", hash(sources)},
+            {"receivers", double(pl.receivers.size())},
+            {"receiver_hash", hash(receivers)}};
+}
+
+// The pictures' range: --range, or +-the peak of a unit source's direct wave 10 cells away,
+// 1 / (4 pi 10 h) (in 3D p = ricker(t - r / v) / (4 pi r), whatever v): the wavefield beyond the
+// sources' neighbourhood shows, and every frame uses the same colours.
+std::pair<double, double> picture_range(const WaveRunOptions& o, const WaveParams& p) {
+    if (!o.range.empty()) return {o.range[0], o.range[1]};
+    const double peak = 1 / (4 * std::numbers::pi * 10 * p.h);
+    return {-peak, peak};
+}
+
 // traces.bin (float32, steps x receivers, row-major), traces.json (its header) and
 // seismogram.png (a receiver per column, time downwards, viridis over +-max|trace|).
 template <class T>
 std::vector<std::string> write_traces(const WaveRunOptions& o, const WaveParams& p, const Placed& pl,
                                       const std::vector<T>& traces) {
     namespace fs = std::filesystem;
+    const std::string out_dir = o.io.dir();
     std::error_code ec;
-    fs::create_directories(o.out_dir, ec);
-    if (!fs::is_directory(o.out_dir)) throw UsageError("cannot create the output directory '" + o.out_dir + "'");
+    fs::create_directories(out_dir, ec);
+    if (!fs::is_directory(out_dir)) throw UsageError("cannot create the output directory '" + out_dir + "'");
     const int nr = int(pl.receivers.size());
     const std::int64_t rows = std::int64_t(traces.size()) / nr;
     const std::vector<float> f32(traces.begin(), traces.end());
-    const fs::path dir(o.out_dir);
+    const fs::path dir(out_dir);
     const std::string bin = (dir / "traces.bin").string(), json = (dir / "traces.json").string(),
                       png = (dir / "seismogram.png").string();
     {
@@ -165,31 +205,82 @@ nlohmann::json run(const WaveRunOptions& o, std::ostream& out) {
     problem.sources = pl.sources;
     problem.receivers = pl.receivers;
     problem.record_steps = pl.receivers.empty() ? 0 : o.steps;
+    const auto params = result_params(p, velocity, pl);
+    const Extent e = p.extent3();
 
-    auto engine = make_wave_engine<T>(o.backend, problem, nullptr, EngineOptions{o.kernel, o.graphs, o.chunk, o.depth});
+    // A restart continues to the same --steps as the uninterrupted run.
+    std::optional<io::Checkpoint> restart;
+    if (!o.io.restart_path.empty()) {
+        restart = app::read_restart(o.io.restart_path, "wave3d", o.precision, e);
+        for (const auto& [name, value] : params)
+            app::require_same_param(*restart, o.io.restart_path, name, value);
+        if (restart->header.step > o.steps)
+            throw UsageError("checkpoint '" + o.io.restart_path + "' is at step " +
+                             std::to_string(restart->header.step) + ", beyond this run's --steps " +
+                             std::to_string(o.steps));
+    }
+    const std::int64_t first = restart ? restart->header.step : 0;
+    app::Snapshots snapshots(o.io, o.io.snapshot_every, "wave3d");
+    const EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
+                           snapshots.buffers(e.cells() * std::int64_t(sizeof(T)))};
+    std::unique_ptr<WaveEngine<T>> engine;
+    if (restart) {
+        // ghosts 0: p = 0 beyond the box
+        const WaveState<T> init{restart->field<T>(0), restart->field<T>(1), first,
+                                restart->array<T>("traces")};
+        engine = make_wave_engine<T>(o.backend, problem, &init, eo);
+    } else {
+        engine = make_wave_engine<T>(o.backend, problem, nullptr, eo);
+    }
     char buf[512];
     out << "3D acoustic waves (wave3d), 8th-order Laplacian: backend " << to_string(o.backend) << ", kernel "
         << engine->kernel() << ", precision " << to_string(o.precision) << '\n';
-    std::snprintf(buf, sizeof buf,
-                  "grid %d x %d x %d, h = %g, v in [%g, %g], dt = %g (CFL bound %g), sponge %d cells, %lld steps\n"
-                  "%zu source(s), %zu receiver(s)\n\n",
-                  nx, ny, nz, p.h, p.v_min, p.v_max, p.dt, WaveParams::dt_max(p.h, p.v_max), p.sponge,
-                  static_cast<long long>(o.steps), pl.sources.size(), pl.receivers.size());
+    std::snprintf(
+        buf, sizeof buf,
+        "grid %d x %d x %d, h = %g, v in [%g, %g], dt = %g (CFL bound %g), sponge %d cells, %lld steps\n"
+        "%zu source(s), %zu receiver(s)\n",
+        nx, ny, nz, p.h, p.v_min, p.v_max, p.dt, WaveParams::dt_max(p.h, p.v_max), p.sponge,
+        static_cast<long long>(o.steps), pl.sources.size(), pl.receivers.size());
     out << buf;
+    if (restart) out << "restarted from '" << o.io.restart_path << "' at step " << first << '\n';
+    out << '\n';
     out.flush();
 
-    app::Progress progress(out, o.progress, 0, o.steps, p.dt, double(p.extent3().cells()));
+    std::vector<std::string> checkpoints;
+    io::CheckpointHeader h{"wave3d", o.precision, nx, ny, nz, e.ghost, 3, 0, 0, params};
+    auto checkpoint = [&](std::int64_t step) {
+        const WaveState<T> st = engine->state();
+        h.step = step;
+        h.t = double(step) * p.dt;
+        io::write_checkpoint<T>(o.io.checkpoint_path, h, {{"p", &st.p}, {"prev", &st.prev}},
+                                {{"traces", &st.traces}});
+        if (checkpoints.empty()) checkpoints.push_back(o.io.checkpoint_path);
+    };
+    const auto [lo, hi] = picture_range(o, p);
+    const io::VtiGrid grid{nx, ny, nz, p.h, {0, 0, 0}, "p"};
+    std::vector<app::Periodic> hooks{{o.io.snapshot_every, false,
+                                      [&](std::int64_t step) {
+                                          snapshots.submit(step, double(step) * p.dt,
+                                                           io::FrameSpec{"", grid, 3, lo, hi},
+                                                           [&] { return engine->snapshot(); });
+                                      }},
+                                     {o.io.checkpoint_every, true, checkpoint}};
+    app::Progress progress(out, o.io.progress, first, o.steps, p.dt, double(e.cells()));
     const auto t0 = std::chrono::steady_clock::now();
-    app::drive(*engine, 0, o.steps, {}, progress);
+    const double excluded_s = app::drive(*engine, first, o.steps, hooks, progress);
     engine->synchronize();
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - excluded_s;
+    if (!o.io.checkpoint_path.empty() && (o.io.checkpoint_every == 0 || o.steps % o.io.checkpoint_every != 0))
+        checkpoint(o.steps);
+    const std::vector<std::string> snapshot_files = snapshots.finish(out, wall_s + excluded_s);
     const WaveStats s = wave_stats(problem.vdt2, engine->state());
     std::snprintf(buf, sizeof buf, "End at time: %g, step %lld\nMax |p|: %.6e, energy: %.6e\n\n",
                   double(o.steps) * p.dt, static_cast<long long>(o.steps), s.max_abs, s.energy);
     out << buf;
     using Model = Wave3D<T>;
-    const auto tp = app::throughput(wall_s, o.steps, p.extent3().cells(), Model::flops_per_cell,
-                                    Model::min_bytes_per_cell);
+    const auto tp =
+        app::throughput(wall_s, o.steps - first, e.cells(), Model::flops_per_cell, Model::min_bytes_per_cell);
     out << app::format_throughput(tp, Model::flops_per_cell, Model::min_bytes_per_cell);
 
     nlohmann::json r;
@@ -206,8 +297,11 @@ nlohmann::json run(const WaveRunOptions& o, std::ostream& out) {
     r["t_end"] = double(o.steps) * p.dt;
     r["max_abs"] = s.max_abs;
     r["energy"] = s.energy;
+    r["picture_range"] = {lo, hi};
     app::add_throughput(r, tp, Model::flops_per_cell, Model::min_bytes_per_cell);
     app::add_roofline(out, r, o.backend == Backend::cuda, tp.effective_gbs);
+    app::add_io(r, snapshot_files, checkpoints, o.io, restart ? std::optional(first) : std::nullopt);
+    r["snapshot_wait_s"] = snapshots.waited_s();
     r["files"] = nlohmann::json::array();
     if (!pl.receivers.empty()) {
         for (const auto& f : write_traces(o, p, pl, engine->traces())) r["files"].push_back(f);
@@ -239,6 +333,9 @@ void validate(const WaveRunOptions& o) {
     if (2 * w >= smallest - 2)
         throw UsageError("the grid (smallest side " + std::to_string(smallest) + ") is too small for a sponge of " +
                          std::to_string(w) + " cells on each face");
+    if (!o.range.empty() && (o.range.size() != 2 || !(o.range[0] < o.range[1])))
+        throw UsageError("--range needs two values LO HI with LO < HI");
+    validate(o.io);
 }
 
 nlohmann::json run_wave3d(const WaveRunOptions& o, std::ostream& out) {
