@@ -581,6 +581,26 @@ TEST(Snapshots, ARunThatOutpacesItsWritersSaysSo) {
     EXPECT_GT(read_json(dir / "r.json")["snapshot_wait_s"].get<double>(), 0.0);
 }
 
+TEST(Snapshots, BenchMeasuresEachModelAndLeavesNoFrames) {
+    TempDir dir;
+    for (const std::vector<std::string>& model : {std::vector<std::string>{"apf", "-n", "64"},
+                                                 {"heat3d", "-n", "20"}, {"wave3d", "-n", "20"}}) {
+        std::vector<std::string> args{"bench"};
+        args.insert(args.end(), model.begin(), model.end());
+        for (const char* a : {"--snapshot-every", "2", "--frames", "3", "--backend", "cpu", "--precision", "fp32",
+                              "--writer-threads", "2", "--out"})
+            args.push_back(a);
+        args.push_back(dir / "frames");
+        const CliResult r = cli(args);
+        ASSERT_EQ(r.code, 0) << model[0] << ": " << r.err;
+        EXPECT_NE(r.out.find("snapshot overhead: " + model[0]), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("3 frames, one every 2 steps, 2 writer threads"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("with snapshots        :"), std::string::npos) << r.out;
+        EXPECT_TRUE(fs::is_empty(dir / "frames")) << model[0] << ": the bench removes its frames";
+    }
+    EXPECT_EQ(cli({"bench", "apf", "--snapshot-every", "2", "--frames", "0"}).code, 2);
+}
+
 TEST(Cli, RejectsContradictingSnapshotAndCheckpointFlags) {
     EXPECT_EQ(cli({"run", "apf", "-p", "10", "--every", "20"}).code, 2);
     EXPECT_EQ(cli({"run", "apf", "--checkpoint-every", "20"}).code, 2);

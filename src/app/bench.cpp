@@ -147,25 +147,30 @@ std::vector<Row> bench_heat(const BenchOptions& o, double copy_gbs) {
         });
 }
 
-// A random p^n and p^{n-1} (ghosts at 0: Dirichlet) in a constant-velocity box with its sponge;
-// no sources or receivers, so the rows time the stencil alone.
+// The wave benchmarks' problem: a constant-velocity box with its sponge, no sources or
+// receivers, so the rows time the stencil alone; and a random p^n and p^{n-1} (ghosts at 0).
+template <class T>
+WaveProblem<T> wave_bench_problem(int nx, int ny, int nz) {
+    const std::vector<float> v(std::size_t(nx) * ny * nz, 1500.0f);
+    WaveProblem<T> pr;
+    pr.params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, std::min(16, std::min({nx, ny, nz}) / 8));
+    pr.vdt2 = wave_vdt2<T>(pr.params, v);
+    return pr;
+}
+template <class T>
+WaveState<T> wave_random_state(const Extent& e, std::uint64_t seed) {
+    WaveState<T> s = WaveState<T>::at_rest(e);
+    fill_random(s.p, seed, -1.0, 1.0);
+    fill_random(s.prev, seed + 1, -1.0, 1.0);
+    zero_ghosts(s.p);
+    zero_ghosts(s.prev);
+    return s;
+}
+
 template <class T>
 std::vector<Row> bench_wave(const BenchOptions& o, double copy_gbs) {
-    auto problem = [](int nx, int ny, int nz) {
-        const std::vector<float> v(std::size_t(nx) * ny * nz, 1500.0f);
-        WaveProblem<T> pr;
-        pr.params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, std::min(16, std::min({nx, ny, nz}) / 8));
-        pr.vdt2 = wave_vdt2<T>(pr.params, v);
-        return pr;
-    };
-    auto random_state = [](const Extent& e, std::uint64_t seed) {
-        WaveState<T> s = WaveState<T>::at_rest(e);
-        fill_random(s.p, seed, -1.0, 1.0);
-        fill_random(s.prev, seed + 1, -1.0, 1.0);
-        zero_ghosts(s.p);
-        zero_ghosts(s.prev);
-        return s;
-    };
+    auto problem = wave_bench_problem<T>;
+    auto random_state = wave_random_state<T>;
     const int n = o.n > 0 ? o.n : 512;
     const WaveProblem<T> p = problem(n, n, n);
     const WaveState<T> init = random_state(p.params.extent3(), 7);
@@ -225,6 +230,7 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
     auto buffers_for = [&](const Extent& e) { eo.snapshot_buffers = snapshots.buffers(e.cells() * std::int64_t(sizeof(T))); };
     std::unique_ptr<ApfEngine<T>> apf;
     std::unique_ptr<HeatEngine<T>> heat;
+    std::unique_ptr<WaveEngine<T>> wave;
     io::FrameSpec spec;
     if (o.model == "apf") {
         const ApfParams p = ApfParams::for_mesh(o.n > 0 ? o.n : 8192);
@@ -234,6 +240,14 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
         buffers_for(p.extent());
         apf = make_apf_engine<T>(o.backend, p, &init, eo);
         spec = {"", {p.n + 1, p.m + 1, 1, p.dx, {0, 0, 0}, "E"}, 2, 0.0, 1.0};
+    } else if (o.model == "wave3d") {
+        const int n = o.n > 0 ? o.n : 512;
+        const WaveProblem<T> p = wave_bench_problem<T>(n, n, n);
+        const WaveState<T> init = wave_random_state<T>(p.params.extent3(), 7);
+        buffers_for(p.params.extent3());
+        wave = make_wave_engine<T>(o.backend, p, &init, eo);
+        const double h = p.params.h;
+        spec = {"", {n, n, n, h, {0, 0, 0}, "p"}, 3, -1.0, 1.0};
     } else {
         const HeatParams p = HeatParams::make(o.n > 0 ? o.n : 512, o.stencil);
         HostField<T> init(p.extent());
@@ -244,7 +258,8 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
         spec = {"", {p.nx, p.ny, p.nz, p.h, {p.h, p.h, p.h}, "u"}, 3, 0.0, 1.0};
     }
     auto snapshot = [&](std::int64_t step) {
-        snapshots.submit(step, double(step), spec, [&] { return apf ? apf->snapshot() : heat->snapshot(); });
+        snapshots.submit(step, double(step), spec,
+                         [&] { return apf ? apf->snapshot() : heat ? heat->snapshot() : wave->snapshot(); });
     };
     auto measure = [&](auto& engine) {
         const std::int64_t every = o.snapshot_every;
@@ -279,7 +294,8 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
         for (const auto& f : files) std::filesystem::remove(f);
     };
     if (apf) measure(*apf);
-    else measure(*heat);
+    else if (heat) measure(*heat);
+    else measure(*wave);
 }
 
 }  // namespace
@@ -288,7 +304,6 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
     validate(o);
     if (o.snapshot_every > 0) {
         if (o.precisions.size() != 1) throw UsageError("--snapshot-every takes one --precision");
-        if (o.model == "wave3d") throw UsageError("--snapshot-every: wave3d writes no snapshots yet (apf or heat3d)");
         out << "snapshot overhead: " << o.model << " n=" << (o.n > 0 ? o.n : (o.model == "apf" ? 8192 : 512)) << ", "
             << to_string(o.precisions.front()) << ", backend " << to_string(o.backend) << '\n';
         if (o.precisions.front() == Precision::fp32) bench_snapshots<float>(o, out);

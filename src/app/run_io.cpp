@@ -63,7 +63,7 @@ void Progress::clear() {
 
 Snapshots::Snapshots(const IoOptions& o, std::int64_t every, const std::string& series) {
     if (every > 0)
-        writer_ = std::make_unique<io::SnapshotWriter>(o.out_dir.empty() ? "strata-out" : o.out_dir, series,
+        writer_ = std::make_unique<io::SnapshotWriter>(o.dir(), series,
                                                        o.writer_threads);
 }
 
