@@ -41,11 +41,11 @@ constexpr const char* kWaveHelp =
     "3D acoustic waves p_tt = v^2 lap(p) + sources: leapfrog in time, the 25-point 8th-order\n"
     "Laplacian, Ricker point sources, receivers recorded every step, and a sponge layer on every\n"
     "face. Positions are physical, in the box [0, L] along x (h = L / (nx - 1)). Everything goes\n"
-    "to one --out directory: the traces as traces.bin (float32, steps x receivers), traces.json\n"
-    "and seismogram.png, and with --every N the frames of p (wave3d_NNNNNN.vti, the mid-plane\n"
-    "PNGs wave3d_NNNNNN_{z,y,x}.png, and wave3d.pvd). The pictures map p from -A to A with\n"
-    "A = 1 / (4 pi 10 h), the peak of a source's direct wave 10 cells away (--range LO HI to\n"
-    "change it). A checkpoint holds p, the previous p, the step and the traces so far: a\n"
+    "to one --out directory (default: the current directory): the traces as traces.bin (float32,\n"
+    "steps x receivers), traces.json and seismogram.png, and with --every N the frames of p\n"
+    "(wave3d_NNNNNN.vti, the mid-plane PNGs wave3d_NNNNNN_{z,y,x}.png, and wave3d.pvd). The\n"
+    "pictures map p from -A to A with A = 1 / (4 pi 10 h), the peak of a source's direct wave\n"
+    "10 cells away (--range LO HI to change it). A checkpoint holds p, the previous p, the step and the traces so far: a\n"
     "restarted run writes the same traces.bin as an uninterrupted one.\n\n"
     "Examples:\n"
     "  strata run wave3d -n 128 --steps 400 --receiver-line 0.1,0.5,0.3,0.9,0.5,0.3,64\n"
@@ -183,8 +183,9 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         ->expected(2);
     add_common(wave_cmd, wave_precision, wave_backend, wave.kernel, wave.json_path, wave_no_graphs, wave.chunk, wave.depth);
     bool wave_quiet = false;
+    wave.io.out_dir = ".";  // the default for the traces, which most wave runs write
     add_io(wave_cmd, wave.io, wave_quiet,
-           "Directory for the traces, the snapshot frames and the .pvd (default strata-out)");
+           "Directory for the traces, the snapshot frames and the .pvd (default: the current directory)");
 
     app::BenchOptions bench;
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
