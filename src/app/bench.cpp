@@ -283,7 +283,7 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
         char buf[512];
         std::snprintf(buf, sizeof buf,
                       "%d frames, one every %lld steps, %d writer threads, %s, frames to %s\n"
-                      "the time loop waited %.3f s for the writers\n"
+                      "the host waited %.3f s for free buffers (the GPU runs on queued steps meanwhile)\n"
                       "no snapshots          : %10.1f steps/s\n"
                       "with snapshots        : %10.1f steps/s  (%.1f%% of no snapshots; time loop %.3f s)\n"
                       "with snapshots, drained: %9.1f steps/s  (%.1f%%, until the last frame is written)\n",

@@ -78,14 +78,16 @@ std::vector<std::string> Snapshots::finish(std::ostream& out, double loop_s) {
     const double wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "Snapshots: %zu files in %s (%d writer threads; the time loop waited %.3g s for them, and "
+                  "Snapshots: %zu files in %s (%d writer threads; the host waited %.3g s for free buffers, and "
                   "%.3g s at the end)\n",
                   files.size(), writer_->dir().c_str(), writer_->threads(), waited_s_, wait_s);
     out << buf;
     if (loop_s > 0 && waited_s_ > 0.05 * loop_s) {
         std::snprintf(buf, sizeof buf,
-                      "  The time loop spent %.0f%% of its %.3g s waiting for free snapshot buffers: frames come "
-                      "faster than the writers and the disk take them. A larger --every keeps it running.\n",
+                      "  The host spent %.0f%% of the %.3g s loop waiting for free snapshot buffers: frames come "
+                      "faster than the writers and the disk take them. A GPU runs on the steps already queued "
+                      "meanwhile; if the step rate falls short of a run without snapshots, a larger --every "
+                      "keeps it going.\n",
                       100 * waited_s_ / loop_s, loop_s);
         out << buf;
     }

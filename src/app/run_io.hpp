@@ -94,8 +94,9 @@ public:
     int buffers(std::int64_t frame_bytes) const;
     // Takes the engine's copy of the field (`take()` returns the engine's snapshot(), which
     // blocks while every pinned buffer holds a frame not yet written) and queues the frame (which
-    // blocks while the writers are a round behind). The time blocked is the time loop's wait for
-    // the writers: frames come faster than the disk takes them.
+    // blocks while the writers are a round behind). The time blocked is the host's wait for the
+    // writers: frames come faster than the disk takes them. A GPU goes on with the steps already
+    // queued meanwhile, so it stalls only once the wait outlasts them.
     template <class Take>
     void submit(std::int64_t step, double time, io::FrameSpec spec, const Take& take) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -108,7 +109,7 @@ public:
     // Waits for the writers; prints a line about the frames and the waits, and a hint when the
     // time loop (`loop_s` long, if known) waited more than 5% of it; returns the files.
     std::vector<std::string> finish(std::ostream& out, double loop_s = 0);
-    // Seconds the time loop spent in submit(): blocked on the writers, plus the copy's launch.
+    // Seconds the host spent in submit(): blocked on the writers, plus the copy's launch.
     double waited_s() const { return waited_s_; }
 
 private:
