@@ -30,18 +30,10 @@ nlohmann::json run(const HeatRunOptions& o, const HeatParams& p, std::ostream& o
         json_file.open(o.json_path);
         if (!json_file) throw UsageError("cannot open '" + o.json_path + "' for the JSON report");
     }
-    // A restart continues to the same --steps as the uninterrupted run.
-    std::optional<io::Checkpoint> restart;
-    if (!o.io.restart_path.empty()) {
-        restart = app::read_restart(o.io.restart_path, "heat3d", o.precision, p.extent());
-        app::require_same_param(*restart, o.io.restart_path, "stencil", double(int(p.stencil)));
-        for (const auto& [name, value] : {std::pair{"kappa", p.kappa}, {"safety", p.safety}, {"h", p.h}, {"dt", p.dt}})
-            app::require_same_param(*restart, o.io.restart_path, name, value);
-        if (restart->header.step > o.steps)
-            throw UsageError("checkpoint '" + o.io.restart_path + "' is at step " +
-                             std::to_string(restart->header.step) + ", beyond this run's --steps " +
-                             std::to_string(o.steps));
-    }
+    const std::optional<io::Checkpoint> restart = app::open_restart(
+        o.io, "heat3d", o.precision, p.extent(),
+        {{"stencil", double(int(p.stencil))}, {"kappa", p.kappa}, {"safety", p.safety}, {"h", p.h}, {"dt", p.dt}},
+        o.steps);
     const std::int64_t first = restart ? restart->header.step : 0;
     app::Snapshots snapshots(o.io, o.io.snapshot_every, "heat3d");
     EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth, snapshots.buffers(p.extent().cells() * std::int64_t(sizeof(T)))};

@@ -112,6 +112,19 @@ io::Checkpoint read_restart(const std::string& path, const std::string& model, P
     return c;
 }
 
+std::optional<io::Checkpoint> open_restart(const IoOptions& o, const std::string& model, Precision precision,
+                                           const Extent& extent,
+                                           const std::vector<std::pair<std::string, double>>& params,
+                                           std::int64_t last_step) {
+    if (o.restart_path.empty()) return std::nullopt;
+    io::Checkpoint c = read_restart(o.restart_path, model, precision, extent);
+    for (const auto& [name, value] : params) require_same_param(c, o.restart_path, name, value);
+    if (c.header.step > last_step)
+        throw UsageError("checkpoint '" + o.restart_path + "' is at step " + std::to_string(c.header.step) +
+                         ", beyond this run's --steps " + std::to_string(last_step));
+    return c;
+}
+
 void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
                         double run_value) {
     const double v = c.header.param(name, path);

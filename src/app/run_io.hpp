@@ -120,6 +120,13 @@ private:
 // Reads a checkpoint for a restart and checks it is `model` at `precision` with `extent`.
 io::Checkpoint read_restart(const std::string& path, const std::string& model, Precision precision,
                             const Extent& extent);
+// The checkpoint a run restarts from (none without --restart): read_restart's checks, each of
+// `params` the same bitwise as the run's, and a step not past `last_step` (a restart continues
+// to the same --steps as the uninterrupted run, or further).
+std::optional<io::Checkpoint> open_restart(const IoOptions& o, const std::string& model, Precision precision,
+                                           const Extent& extent,
+                                           const std::vector<std::pair<std::string, double>>& params,
+                                           std::int64_t last_step);
 // Throws UsageError naming the parameter when the checkpoint's differs (bitwise) from the run's.
 void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
                         double run_value);

@@ -208,17 +208,7 @@ nlohmann::json run(const WaveRunOptions& o, std::ostream& out) {
     const auto params = result_params(p, velocity, pl);
     const Extent e = p.extent3();
 
-    // A restart continues to the same --steps as the uninterrupted run.
-    std::optional<io::Checkpoint> restart;
-    if (!o.io.restart_path.empty()) {
-        restart = app::read_restart(o.io.restart_path, "wave3d", o.precision, e);
-        for (const auto& [name, value] : params)
-            app::require_same_param(*restart, o.io.restart_path, name, value);
-        if (restart->header.step > o.steps)
-            throw UsageError("checkpoint '" + o.io.restart_path + "' is at step " +
-                             std::to_string(restart->header.step) + ", beyond this run's --steps " +
-                             std::to_string(o.steps));
-    }
+    const std::optional<io::Checkpoint> restart = app::open_restart(o.io, "wave3d", o.precision, e, params, o.steps);
     const std::int64_t first = restart ? restart->header.step : 0;
     app::Snapshots snapshots(o.io, o.io.snapshot_every, "wave3d");
     const EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
