@@ -173,8 +173,8 @@ nlohmann::json run(const ApfRunOptions& o, std::ostream& out) {
     app::add_throughput(r, tp, Model::flops_per_cell, Model::min_bytes_per_cell);
     app::add_kernel_info(out, r, engine->kernel_info(), Model::min_bytes_per_cell);
     app::add_roofline(out, r, o.backend == Backend::cuda, tp.effective_gbs);
-    app::add_io(r, snapshot_files, checkpoints, o.io, restart ? std::optional(first) : std::nullopt);
-    r["snapshot_wait_s"] = snapshots.waited_s();
+    app::add_io(r, snapshot_files, snapshots.waited_s(), checkpoints, o.io,
+                restart ? std::optional(first) : std::nullopt);
     if (json_file.is_open()) {
         json_file << r.dump(2) << '\n';
         if (!json_file) throw Error("failed writing the JSON report to '" + o.json_path + "'");

@@ -137,10 +137,11 @@ void require_same_param(const io::Checkpoint& c, const std::string& path, const 
     }
 }
 
-void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots,
+void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots, double snapshot_wait_s,
             const std::vector<std::string>& checkpoints, const IoOptions& o,
             std::optional<std::int64_t> restart_step) {
     r["snapshots"] = snapshots;
+    r["snapshot_wait_s"] = snapshot_wait_s;
     r["checkpoints"] = checkpoints;
     if (restart_step) r["restart"] = {{"file", o.restart_path}, {"step", *restart_step}};
 }

@@ -131,8 +131,8 @@ std::optional<io::Checkpoint> open_restart(const IoOptions& o, const std::string
 void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
                         double run_value);
 
-// The JSON keys every run adds: snapshots, checkpoints, restart.
-void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots,
+// The JSON keys every run adds: snapshots, snapshot_wait_s (Snapshots::waited_s), checkpoints, restart.
+void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots, double snapshot_wait_s,
             const std::vector<std::string>& checkpoints, const IoOptions& o,
             std::optional<std::int64_t> restart_step);
 

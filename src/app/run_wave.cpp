@@ -213,15 +213,10 @@ nlohmann::json run(const WaveRunOptions& o, std::ostream& out) {
     app::Snapshots snapshots(o.io, o.io.snapshot_every, "wave3d");
     const EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
                            snapshots.buffers(e.cells() * std::int64_t(sizeof(T)))};
-    std::unique_ptr<WaveEngine<T>> engine;
-    if (restart) {
-        // ghosts 0: p = 0 beyond the box
-        const WaveState<T> init{restart->field<T>(0), restart->field<T>(1), first,
-                                restart->array<T>("traces")};
-        engine = make_wave_engine<T>(o.backend, problem, &init, eo);
-    } else {
-        engine = make_wave_engine<T>(o.backend, problem, nullptr, eo);
-    }
+    std::optional<WaveState<T>> init;  // from the checkpoint: ghosts 0, p = 0 beyond the box
+    if (restart)
+        init = WaveState<T>{restart->field<T>(0), restart->field<T>(1), first, restart->array<T>("traces")};
+    const auto engine = make_wave_engine<T>(o.backend, problem, init ? &*init : nullptr, eo);
     char buf[512];
     out << "3D acoustic waves (wave3d), 8th-order Laplacian: backend " << to_string(o.backend) << ", kernel "
         << engine->kernel() << ", precision " << to_string(o.precision) << '\n';
@@ -290,8 +285,8 @@ nlohmann::json run(const WaveRunOptions& o, std::ostream& out) {
     r["picture_range"] = {lo, hi};
     app::add_throughput(r, tp, Model::flops_per_cell, Model::min_bytes_per_cell);
     app::add_roofline(out, r, o.backend == Backend::cuda, tp.effective_gbs);
-    app::add_io(r, snapshot_files, checkpoints, o.io, restart ? std::optional(first) : std::nullopt);
-    r["snapshot_wait_s"] = snapshots.waited_s();
+    app::add_io(r, snapshot_files, snapshots.waited_s(), checkpoints, o.io,
+                restart ? std::optional(first) : std::nullopt);
     r["files"] = nlohmann::json::array();
     if (!pl.receivers.empty()) {
         for (const auto& f : write_traces(o, p, pl, engine->traces())) r["files"].push_back(f);
