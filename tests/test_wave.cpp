@@ -7,6 +7,7 @@
 #include <fstream>
 #include <numbers>
 
+#include "strata/core/block_order.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 #include "test_util.hpp"
@@ -255,6 +256,24 @@ TEST(Wave3D, UnstableDtIsAnError) {
     const double bound = WaveParams::dt_max(1.0 / 8, 1500);
     EXPECT_THROW(wave_params(9, 9, 9, 1.0, v, 0.5, bound * 1.01, 0), UsageError);
     EXPECT_EQ(wave_params(9, 9, 9, 1.0, v, 0.5, bound * 0.9, 0).dt, bound * 0.9);
+}
+
+// The grouped block order visits every (tile column, chunk) once, for groups that divide the
+// tile rows and for a short last group.
+TEST(BlockOrder, GroupedVisitsEveryBlockOnce) {
+    for (int rows : {1, 2, 3, 5, 7, 100}) {
+        const int nbx = 3, nby = 7, nbz = 4;
+        std::vector<int> seen(std::size_t(nbx) * nby * nbz, 0);
+        int last_group = -1;
+        for (int id = 0; id < nbx * nby * nbz; ++id) {
+            const BlockCoords b = grouped_block(id, nbx, nby, nbz, rows);
+            ASSERT_TRUE(b.x >= 0 && b.x < nbx && b.y >= 0 && b.y < nby && b.z >= 0 && b.z < nbz) << id;
+            ++seen[(std::size_t(b.z) * nby + b.y) * nbx + b.x];
+            ASSERT_GE(b.y / rows, last_group) << "groups run one after another";
+            last_group = b.y / rows;
+        }
+        EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; })) << rows << " rows";
+    }
 }
 
 }  // namespace

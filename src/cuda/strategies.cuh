@@ -1,6 +1,9 @@
 #pragma once
 // The strategy table: every strategy that applies to a model, with its launch shape. Shapes are
 // template arguments of one kernel per strategy family, never copies of a kernel.
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -64,7 +67,24 @@ struct Strategy {
     int default_depth = 1;
 };
 
-inline unsigned blocks_for(int n, int per_block) { return unsigned((n + per_block - 1) / per_block); }
+// How many blocks of Kernel (with `threads` threads and `smem` bytes of dynamic shared memory)
+// the current device holds at once, asked once per device.
+template <auto Kernel>
+int resident_blocks(int threads, std::size_t smem) {
+    static std::array<std::atomic<int>, 64> cache{};  // by device ordinal; 0: not asked yet
+    int dev = 0;
+    STRATA_CUDA_CHECK(cudaGetDevice(&dev));
+    std::atomic<int>& n = cache[std::size_t(dev) % cache.size()];
+    if (n.load() == 0) {
+        int per_sm = 0, sms = 0;
+        STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, smem));
+        STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        n.store(std::max(1, per_sm * sms));
+    }
+    return n.load();
+}
+
+__host__ __device__ inline unsigned blocks_for(int n, int per_block) { return unsigned((n + per_block - 1) / per_block); }
 
 template <class Model, int BX, int BY>
 void launch_naive2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,

@@ -252,6 +252,12 @@ __device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
     else
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(Bytes));
 }
+// cp.async of one 16-byte word that reads global memory only when `fetch`: otherwise the source
+// size is 0, no byte is read, and the word in shared memory is zero-filled.
+__device__ __forceinline__ void cp_async16_or_zero(void* smem, const void* gmem, bool fetch) {
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(fetch ? 16 : 0));
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int Pending>
 __device__ __forceinline__ void cp_async_wait() {
