@@ -30,6 +30,9 @@ __device__ __forceinline__ int load_index(int i, int n) {
     }
 }
 
+// Blocks of `per_block` cells that cover n cells.
+__host__ __device__ inline unsigned blocks_for(int n, int per_block) { return unsigned((n + per_block - 1) / per_block); }
+
 // Host-side: the padded layout for an extent and element size.
 struct DeviceLayout {
     DevGrid grid;

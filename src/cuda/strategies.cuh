@@ -84,8 +84,6 @@ int resident_blocks(int threads, std::size_t smem) {
     return n.load();
 }
 
-__host__ __device__ inline unsigned blocks_for(int n, int per_block) { return unsigned((n + per_block - 1) / per_block); }
-
 template <class Model, int BX, int BY>
 void launch_naive2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                     cudaStream_t s) {
@@ -123,9 +121,10 @@ template <class Model, int BX, int BY, int M, int V, int D, int MinBlocks = 2>
 void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                      cudaStream_t s) {
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanes3d;
-    planes3d<Model, BX, BY, M, V, D, MinBlocks>
-        <<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY * M), blocks_for(g.nz, planes)), dim3(BX, BY), 0, s>>>(
-            m, f, g, planes);
+    constexpr auto kernel = planes3d<Model, BX, BY, M, V, D, MinBlocks>;
+    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
+    const int rows = std::max(1, resident_blocks<kernel>(BX * BY, 0) / int(nbx));  // block_order.hpp
+    kernel<<<nbx * nby * nbz, dim3(BX, BY), 0, s>>>(m, f, g, planes, rows);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
@@ -136,9 +135,10 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     constexpr std::size_t smem = std::size_t(S) * Tile::CELLS * sizeof(typename Model::value_type);
     static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanes3d;
-    async3d<Model, BX, BY, M, V, S>
-        <<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY * M), blocks_for(g.nz, planes)), dim3(BX, BY), smem, s>>>(
-            m, f, g, planes);
+    constexpr auto kernel = async3d<Model, BX, BY, M, V, S>;
+    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
+    const int rows = std::max(1, resident_blocks<kernel>(BX * BY, smem) / int(nbx));  // block_order.hpp
+    kernel<<<nbx * nby * nbz, dim3(BX, BY), smem, s>>>(m, f, g, planes, rows);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 

@@ -214,6 +214,7 @@ __global__ void __launch_bounds__(BX* BY)
     using Tile = WaveTile<T, R, BX, BY, V>;
     using Vec = typename Tile::Vec;
     static_assert(V * sizeof(T) == 16, "cp.async copies 16-byte words");
+    static_assert(Model::zero_ghosts, "ghost words are zero-filled, not read");
     constexpr int OWN = Tile::W * BY;  // cells of a p^{n-1} or vdt2 stage
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* p_ring = reinterpret_cast<T*>(smem_raw);
@@ -231,11 +232,11 @@ __global__ void __launch_bounds__(BX* BY)
         const std::int64_t zo = plane(z);
         // Ghost words (p = 0 there) are zero-filled, not read: their sectors were 3% of the bytes.
         const unsigned in = unsigned(z) < unsigned(g.nz) ? t.inside : 0u;
-        cp_async16_or_zero(st + t.own_slot, f.in + zo + t.own, in & 1u);
+        cp_async_or_zero<16>(st + t.own_slot, f.in + zo + t.own, in & 1u);
 #pragma unroll
         for (int h = 0; h < Tile::H; ++h)
             if (t.halo_slot[h] >= 0)
-                cp_async16_or_zero(st + t.halo_slot[h], f.in + zo + t.halo_off[h], (in >> (1 + h)) & 1u);
+                cp_async_or_zero<16>(st + t.halo_slot[h], f.in + zo + t.halo_off[h], (in >> (1 + h)) & 1u);
     };
     auto copy_v = [&](int z, int slot) {  // p^{n-1} and vdt2 at plane z, the own word
         if (z >= z1) return;

@@ -49,6 +49,7 @@ struct Heat3D {
     static constexpr int points = int(S);
     static constexpr bool star = S == HeatStencil::p7;
     static constexpr bool mirror = false;
+    static constexpr bool zero_ghosts = true;  // strategies may zero-fill ghosts instead of reading them
     // adds within the classes, the weight products, the center term and the final update
     static constexpr int flops_per_cell = S == HeatStencil::p7 ? 9 : S == HeatStencil::p19 ? 22 : 31;
     static constexpr int min_bytes_per_cell = 2 * sizeof(T);  // read u, write u_next

@@ -56,6 +56,7 @@ struct Wave3D {
     static constexpr int radius = 4;
     static constexpr bool star = true;
     static constexpr bool mirror = false;
+    static constexpr bool zero_ghosts = true;  // strategies may zero-fill ghosts instead of reading them
     // 4 radii x (5 adds + mul + add), the centre's mul and add, then the leapfrog update (6)
     static constexpr int flops_per_cell = 4 * 7 + 2 + 6;
     static constexpr int min_bytes_per_cell = 4 * sizeof(T);  // read p, p_prev, vdt2; write p_next
