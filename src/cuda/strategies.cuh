@@ -25,6 +25,11 @@ struct LaunchKnobs {
 // neighbouring rows, which 2D apf prefers (multi4 fp32: 98% of copy bandwidth at 8 rows, 95% at
 // 16, 88% at 64); the 3D strategies are within 2% of each other from 32 to 256 planes.
 constexpr int kDefaultRows2d = 8, kDefaultPlanes3d = 64;
+// async3d's planes per block. Measured with --chunk at 512^3 (H100, 5 repeats, the box stencils
+// for which async is the default): 19pt fp32/fp64 86.6% / 86.7% of copy at 16 planes, 84.5% /
+// 85.8% at 32, 83.4% / 84.2% at 64, 83.4% / 82.6% at 128; 27pt 86.9% / 86.6% at 16, 82.5% / 84.3%
+// at 64.
+constexpr int kDefaultPlanesAsync3d = 16;
 // Steps per pass of the temporal strategies when --depth is not given, and the 3D one's planes
 // per block (its z-chunks re-read 2 depth planes each).
 // Measured on an H100 at 512^3 (heat 7pt): depth 3 beats 2 and 4 in fp32 and fp64, and 64 planes
@@ -134,7 +139,7 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     using Tile = PlaneTile<typename Model::value_type, Model::mirror, BX, BY, M, V>;
     constexpr std::size_t smem = std::size_t(S) * Tile::CELLS * sizeof(typename Model::value_type);
     static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");
-    const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanes3d;
+    const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
     constexpr auto kernel = async3d<Model, BX, BY, M, V, S>;
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
     const int rows = std::max(1, resident_blocks<kernel>(BX * BY, smem) / int(nbx));  // block_order.hpp
