@@ -72,21 +72,22 @@ struct Strategy {
     int default_depth = 1;
 };
 
-// How many blocks of Kernel (with `threads` threads and `smem` bytes of dynamic shared memory)
-// the current device holds at once, asked once per device.
+// Tile rows per block group (strata/core/block_order.hpp) for Kernel with `threads` threads and
+// `smem` bytes of dynamic shared memory: as many rows of nbx tiles as the current device holds
+// blocks at once (its occupancy asked once per device), at least one.
 template <auto Kernel>
-int resident_blocks(int threads, std::size_t smem) {
-    static std::array<std::atomic<int>, 64> cache{};  // by device ordinal; 0: not asked yet
+int group_rows(unsigned nbx, int threads, std::size_t smem) {
+    static std::array<std::atomic<int>, 64> resident{};  // by device ordinal; 0: not asked yet
     int dev = 0;
     STRATA_CUDA_CHECK(cudaGetDevice(&dev));
-    std::atomic<int>& n = cache[std::size_t(dev) % cache.size()];
+    std::atomic<int>& n = resident[std::size_t(dev) % resident.size()];
     if (n.load() == 0) {
         int per_sm = 0, sms = 0;
         STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, smem));
         STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
         n.store(std::max(1, per_sm * sms));
     }
-    return n.load();
+    return std::max(1, n.load() / int(nbx));
 }
 
 template <class Model, int BX, int BY>
@@ -128,7 +129,7 @@ void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevG
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanes3d;
     constexpr auto kernel = planes3d<Model, BX, BY, M, V, D, MinBlocks>;
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
-    const int rows = std::max(1, resident_blocks<kernel>(BX * BY, 0) / int(nbx));  // block_order.hpp
+    const int rows = group_rows<kernel>(nbx, BX * BY, 0);
     kernel<<<nbx * nby * nbz, dim3(BX, BY), 0, s>>>(m, f, g, planes, rows);
     STRATA_CUDA_CHECK_LAUNCH();
 }
@@ -142,7 +143,7 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
     constexpr auto kernel = async3d<Model, BX, BY, M, V, S>;
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
-    const int rows = std::max(1, resident_blocks<kernel>(BX * BY, smem) / int(nbx));  // block_order.hpp
+    const int rows = group_rows<kernel>(nbx, BX * BY, smem);
     kernel<<<nbx * nby * nbz, dim3(BX, BY), smem, s>>>(m, f, g, planes, rows);
     STRATA_CUDA_CHECK_LAUNCH();
 }

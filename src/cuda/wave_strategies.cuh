@@ -304,7 +304,7 @@ void launch_wave_async(const Model& m, const typename Model::Fields& f, const De
     allow_dynamic_smem<kernel, smem>();
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY), nbz = blocks_for(g.nz, planes);
-    const int rows = std::max(1, resident_blocks<kernel>(BX * BY, smem) / int(nbx));
+    const int rows = group_rows<kernel>(nbx, BX * BY, smem);
     kernel<<<nbx * nby * nbz, dim3(BX, BY), smem, s>>>(m, f, g, planes, rows);
     STRATA_CUDA_CHECK_LAUNCH();
 }
