@@ -153,6 +153,9 @@ TEST(Temporal, DepthOutsideItsRangeOrOnAnotherKernelIsAClearError) {
     const ApfParams p = ApfParams::for_mesh(64);
     EXPECT_THROW(make_apf_engine<float>(Backend::cuda, p, nullptr, EngineOptions{"temporal", true, 0, 17}), UsageError);
     EXPECT_THROW(make_apf_engine<float>(Backend::cuda, p, nullptr, EngineOptions{"multi4", true, 0, 4}), UsageError);
+    const HeatParams h = HeatParams::make(40, HeatStencil::p7);
+    EXPECT_THROW(make_heat_engine<double>(Backend::cuda, h, nullptr, EngineOptions{"temporal", true, 0, 9}), UsageError);
+    EXPECT_NO_THROW(make_heat_engine<double>(Backend::cuda, h, nullptr, EngineOptions{"temporal", true, 0, 8}));
 }
 
 // heat3d's temporal kernel: several depths, z-chunks shorter than the grid (the chunks' extra

@@ -64,7 +64,7 @@ void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std
     cmd->add_flag("--no-graphs", no_graphs, "CUDA: launch every step (no CUDA graph replay)");
     cmd->add_option("--chunk", chunk, "CUDA streaming strategies: rows (2D) or planes (3D) per block")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--depth", depth, "CUDA temporal strategy: time steps per pass over memory (default 4 for apf, 3 for heat3d)")
+    cmd->add_option("--depth", depth, "CUDA temporal strategy: time steps per pass over memory (default 4 for apf and heat3d)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
 }

@@ -32,9 +32,10 @@ constexpr int kDefaultRows2d = 8, kDefaultPlanes3d = 64;
 constexpr int kDefaultPlanesAsync3d = 16;
 // Steps per pass of the temporal strategies when --depth is not given, and the 3D one's planes
 // per block (its z-chunks re-read 2 depth planes each).
-// Measured on an H100 at 512^3 (heat 7pt): depth 3 beats 2 and 4 in fp32 and fp64, and 64 planes
-// beat 32 (and, on an earlier version of the kernel, 128, 256 and 512).
-constexpr int kDefaultDepth2d = 4, kDefaultDepth3d = 3, kDefaultPlanesTemporal3d = 64;
+// Measured on an H100 at 512^3 (heat 7pt, 5 repeats): depth 4 beats 3 and 5 in fp32 and fp64
+// (fp32 725 / 718 / 586 GCells/s at 64 planes), and 128 planes beat 64 and 256 (fp32 749 / 725 /
+// 662, fp64 386 / 369 / 345 GCells/s at depth 4).
+constexpr int kDefaultDepth2d = 4, kDefaultDepth3d = 4, kDefaultPlanesTemporal3d = 128;
 
 // Raises a kernel's dynamic shared-memory limit to `Bytes`, once: past 48 KB needs the opt-in.
 template <auto Kernel, std::size_t Bytes>
@@ -178,32 +179,33 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     return t;
 }
 
-template <class Model, int BX, int BY, int CX, int CY, int S, int MinBlocks, int K>
+template <class Model, int BY, int S, int MinBlocks, int K>
 void launch_temporal3d_at(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                           const DevGrid& g, const LaunchKnobs& k, cudaStream_t s) {
-    using Tile = TemporalTile3d<BX, BY, CX, CY>;
-    constexpr std::size_t smem = temporal3d_smem_bytes<typename Model::value_type, BX, BY, CX, CY, K, S>();
-    constexpr auto kernel = temporal3d<Model, BX, BY, CX, CY, K, S, MinBlocks>;
+    using T = typename Model::value_type;
+    using Tile = TemporalTile3d<T, BY>;
+    constexpr std::size_t smem = temporal3d_smem_bytes<T, BY, K, S>();
+    static_assert(smem <= 227 * 1024, "more shared memory than a block may have (sm_90)");
+    constexpr auto kernel = temporal3d<Model, BY, K, S, MinBlocks>;
     allow_dynamic_smem<kernel, smem>();
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesTemporal3d;
     const dim3 blocks(blocks_for(g.nx, Tile::out_w(K)), blocks_for(g.ny, Tile::out_h(K)), blocks_for(g.nz, planes));
-    kernel<<<blocks, dim3(BX, BY), smem, s>>>(m, rd, wr, g, planes);
+    kernel<<<blocks, dim3(Tile::BX, BY), smem, s>>>(m, rd, wr, g, planes);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 // The depth is a template argument (it sizes the register queues): one kernel per depth.
-template <class Model, int BX, int BY, int CX, int CY, int S, int MinBlocks, int... Ks>
+template <class Model, int BY, int S, int MinBlocks, int... Ks>
 void launch_temporal3d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                        const DevGrid& g, int depth, const LaunchKnobs& k, cudaStream_t s) {
     const bool launched =
-        ((depth == Ks ? (launch_temporal3d_at<Model, BX, BY, CX, CY, S, MinBlocks, Ks>(m, rd, wr, g, k, s), true)
-                      : false) ||
-         ...);
+        ((depth == Ks ? (launch_temporal3d_at<Model, BY, S, MinBlocks, Ks>(m, rd, wr, g, k, s), true) : false) || ...);
     if (!launched) throw Error("temporal3d has no kernel of depth " + std::to_string(depth));
 }
-template <class Model, int BX, int BY, int CX, int CY>
+template <class Model, int BY>
 double temporal3d_bytes(const DevGrid& g, int depth, const LaunchKnobs& k) {
-    using Tile = TemporalTile3d<BX, BY, CX, CY>;
-    constexpr double word = sizeof(typename Model::value_type);
+    using T = typename Model::value_type;
+    using Tile = TemporalTile3d<T, BY>;
+    constexpr double word = sizeof(T);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesTemporal3d;
     const double chunks = blocks_for(g.nz, planes);
     const double tiles = double(blocks_for(g.nx, Tile::out_w(depth))) * blocks_for(g.ny, Tile::out_h(depth));
@@ -211,12 +213,12 @@ double temporal3d_bytes(const DevGrid& g, int depth, const LaunchKnobs& k) {
     const double read = tiles * Tile::CELLS * (g.nz + chunks * 2 * depth) * word, written = cells * word;
     return (read + written) / (cells * depth);
 }
-template <class Model, int BX, int BY, int CX, int CY, int S, int MinBlocks, int... Ks>
+template <class Model, int BY, int S, int MinBlocks, int... Ks>
 Strategy<Model> temporal3d_strategy(std::string_view name) {
     Strategy<Model> t{std::string(name)};
     t.chunked = true;
-    t.fused = launch_temporal3d<Model, BX, BY, CX, CY, S, MinBlocks, Ks...>;
-    t.fused_bytes = temporal3d_bytes<Model, BX, BY, CX, CY>;
+    t.fused = launch_temporal3d<Model, BY, S, MinBlocks, Ks...>;
+    t.fused_bytes = temporal3d_bytes<Model, BY>;
     t.max_depth = std::max({Ks...});
     t.default_depth = kDefaultDepth3d;
     return t;
@@ -250,12 +252,12 @@ std::vector<Strategy<Model>> strategies() {
                    launch_async3d<Model, 32, 8, 2, V, 4>};
         for (std::size_t i = 0; i < kernels.size(); ++i)
             out.push_back({std::string(kStrategies3d[i].name), kernels[i], kStrategies3d[i].chunked});
-        // 64 x 32-cell tiles of 512 threads, 2 x 2 cells each; a 4-stage ring; in fp32 two blocks
-        // per SM (64 registers: no spill up to depth 3). Measured on an H100 (512^3, depth 4): 64 x
-        // 16 tiles of 256 threads were 23% slower; 2 x 4 cells per thread need more than 128
-        // registers from depth 3 in fp32 and spill.
+        // 64 x 32-cell tiles, a 4-stage ring; fp32 two blocks of 512 threads per SM, fp64 one of
+        // 1024 (64 registers either way; no spill up to depth 4). Measured on an H100 (512^3,
+        // depth 4): 64 x 64 tiles of 1024 threads (fp32, one block per SM) were 8% slower; so was
+        // unrolling the plane loop twice (to rotate the register queue by renaming).
         constexpr int TB = sizeof(typename Model::value_type) == 4 ? 2 : 1;
-        out.push_back(temporal3d_strategy<Model, 32, 16, 2, 2, 4, TB, 1, 2, 3, 4, 5, 6, 7, 8>(kStrategies3d[7].name));
+        out.push_back(temporal3d_strategy<Model, 32, 4, TB, 1, 2, 3, 4, 5, 6, 7, 8>(kStrategies3d[7].name));
     }
     return out;
 }

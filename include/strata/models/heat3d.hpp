@@ -77,20 +77,33 @@ struct Heat3D {
         return s;
     }
 
-    STRATA_HD T update_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above) const {
+    // update_planes in two halves, for pipelines that learn the planes one at a time: `partial`
+    // once planes z-1 and z are known, `finish` when z+1 arrives. The classes are summed in the
+    // same order either way, so finish(at, partial(below, at), above) == update_planes(...) bit
+    // for bit. (A star stencil uses only `faces`: its pipelines carry one partial sum per cell.)
+    struct Partial {
+        T faces, edges, corners;
+    };
+    STRATA_HD Partial partial(const PlaneSums<T>& below, const PlaneSums<T>& at) const {
+        return {at.edge + below.center, at.corner + below.edge, below.corner};
+    }
+    STRATA_HD T finish(const PlaneSums<T>& at, const Partial& p, const PlaneSums<T>& above) const {
         const T c = at.center;
-        const T faces = at.edge + below.center + above.center;
+        const T faces = p.faces + above.center;
         if constexpr (S == HeatStencil::p7) {
             return c + w * (faces - T(6) * c);
         } else {
-            const T edges = at.corner + below.edge + above.edge;
+            const T edges = p.edges + above.edge;
             if constexpr (S == HeatStencil::p19) {
                 return c + w * (T(2) * faces + edges - T(24) * c);
             } else {
-                const T corners = below.corner + above.corner;
+                const T corners = p.corners + above.corner;
                 return c + w * (T(14) * faces + T(3) * edges + corners - T(128) * c);
             }
         }
+    }
+    STRATA_HD T update_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above) const {
+        return finish(at, partial(below, at), above);
     }
 
     // `u(di, dj, dk)` reads the old field at an offset.
