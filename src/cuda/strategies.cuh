@@ -73,11 +73,10 @@ struct Strategy {
     int default_depth = 1;
 };
 
-// Tile rows per block group (strata/core/block_order.hpp) for Kernel with `threads` threads and
-// `smem` bytes of dynamic shared memory: as many rows of nbx tiles as the current device holds
-// blocks at once (its occupancy asked once per device), at least one.
+// How many blocks of Kernel, with `threads` threads and `smem` bytes of dynamic shared memory,
+// the current device holds at once (its occupancy asked once per device), at least one.
 template <auto Kernel>
-int group_rows(unsigned nbx, int threads, std::size_t smem) {
+int resident_blocks(int threads, std::size_t smem) {
     static std::array<std::atomic<int>, 64> resident{};  // by device ordinal; 0: not asked yet
     int dev = 0;
     STRATA_CUDA_CHECK(cudaGetDevice(&dev));
@@ -88,7 +87,13 @@ int group_rows(unsigned nbx, int threads, std::size_t smem) {
         STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
         n.store(std::max(1, per_sm * sms));
     }
-    return std::max(1, n.load() / int(nbx));
+    return n.load();
+}
+// Tile rows per block group (strata/core/block_order.hpp): as many rows of nbx tiles as the
+// device holds blocks at once, at least one.
+template <auto Kernel>
+int group_rows(unsigned nbx, int threads, std::size_t smem) {
+    return std::max(1, resident_blocks<Kernel>(threads, smem) / int(nbx));
 }
 
 template <class Model, int BX, int BY>
@@ -149,32 +154,34 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
-template <class Model, int BX, int BY, int CX, int CY, int MinBlocks>
+template <class Model, int BX, int BY, int CY, int MinBlocks, bool Persistent>
 void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                        const DevGrid& g, int depth, const LaunchKnobs&, cudaStream_t s) {
-    using Tile = TemporalTile2d<BX, BY, CX, CY>;
-    const dim3 blocks(blocks_for(g.nx, Tile::out_w(depth)), blocks_for(g.ny, Tile::out_h(depth)));
-    constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CX, CY>();
-    constexpr auto kernel = temporal2d<Model, BX, BY, CX, CY, MinBlocks>;
+    using Tile = TemporalTile2d<typename Model::value_type, BX, BY, CY>;
+    const int tiles_x = int(blocks_for(g.nx, Tile::out_w(depth)));
+    const int tiles = tiles_x * int(blocks_for(g.ny, Tile::out_h(depth)));
+    constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY, Persistent>();
+    constexpr auto kernel = temporal2d<Model, BX, BY, CY, MinBlocks, Persistent>;
     allow_dynamic_smem<kernel, smem>();
-    kernel<<<blocks, dim3(BX, BY), smem, s>>>(m, rd, wr, g, depth);
+    const int blocks = Persistent ? std::min(tiles, resident_blocks<kernel>(BX * BY, smem)) : tiles;
+    kernel<<<blocks, dim3(BX, BY), smem, s>>>(m, rd, wr, g, depth, tiles_x, tiles);
     STRATA_CUDA_CHECK_LAUNCH();
 }
-template <class Model, int BX, int BY, int CX, int CY>
+template <class Model, int BX, int BY, int CY>
 double temporal2d_bytes(const DevGrid& g, int depth, const LaunchKnobs&) {
-    using Tile = TemporalTile2d<BX, BY, CX, CY>;
+    using Tile = TemporalTile2d<typename Model::value_type, BX, BY, CY>;
     constexpr double fields = Model::min_bytes_per_cell / 2.0;  // bytes read (= written) per cell
     const double bx = blocks_for(g.nx, Tile::out_w(depth)), by = blocks_for(g.ny, Tile::out_h(depth));
     const double read = bx * by * Tile::TW * Tile::TH * fields, written = double(g.nx) * g.ny * fields;
     return (read + written) / (double(g.nx) * g.ny * depth);
 }
 
-template <class Model, int BX, int BY, int CX, int CY, int MinBlocks>
+template <class Model, int BX, int BY, int CY, int MinBlocks, bool Persistent>
 Strategy<Model> temporal_strategy(std::string_view name) {
     Strategy<Model> t{std::string(name)};
-    t.fused = launch_temporal2d<Model, BX, BY, CX, CY, MinBlocks>;
-    t.fused_bytes = temporal2d_bytes<Model, BX, BY, CX, CY>;
-    t.max_depth = TemporalTile2d<BX, BY, CX, CY>::max_depth;
+    t.fused = launch_temporal2d<Model, BX, BY, CY, MinBlocks, Persistent>;
+    t.fused_bytes = temporal2d_bytes<Model, BX, BY, CY>;
+    t.max_depth = TemporalTile2d<typename Model::value_type, BX, BY, CY>::max_depth;
     t.default_depth = kDefaultDepth2d;
     return t;
 }
@@ -234,11 +241,16 @@ std::vector<Strategy<Model>> strategies() {
                    launch_rows2d<Model, 128, 2>, launch_rows2d<Model, 128, 4>};
         for (std::size_t i = 0; i < kernels.size(); ++i)
             out.push_back({std::string(kStrategies2d[i].name), kernels[i], kStrategies2d[i].chunked});
-        // 64 x 64-cell tiles, 512 threads of 2 x 4 cells, two blocks per SM. Measured on an H100 at
-        // 8192^2 against 64x64 tiles of 256 threads (2 x 8 cells; 3 blocks per SM: equal in fp32,
-        // 1.7x slower in fp64, which spilled), 128x64 tiles (25% slower) and 64x32 tiles (equal at
-        // depth 3-4, slower deeper).
-        out.push_back(temporal_strategy<Model, 32, 16, 2, 4, 2>(kStrategies2d[5].name));
+        // 64 x 64-cell tiles. fp32: 512 threads of 2 rows x 4 cells, two blocks per SM, one tile
+        // per block; fp64: 1024 threads of 2 rows x 2 cells, one block per SM, persistent.
+        // Measured on an H100 at 8192^2 (depth 4 and 6): fp32 persistent was 10% slower (447
+        // against 494 GCells/s at depth 4), as were persistent 64 x 128 and 128 x 64 tiles of 1024
+        // threads (445-474); fp64 gained 15% from persistence (198 -> 227), whose 512-thread
+        // blocks of 2 x 4 cells spill and cannot hold two tiles and their staging per SM.
+        if constexpr (sizeof(typename Model::value_type) == 4)
+            out.push_back(temporal_strategy<Model, 16, 32, 2, 2, false>(kStrategies2d[5].name));
+        else
+            out.push_back(temporal_strategy<Model, 32, 32, 2, 1, true>(kStrategies2d[5].name));
     } else {
         // Two planes in flight (D) keep enough bytes in flight per SM. Box stencils keep three
         // plane sums per cell instead of one, so their wide variants keep one plane in flight, or

@@ -1,148 +1,222 @@
 #pragma once
 // temporal (2D): several time steps per pass over memory, with overlapped tiles.
 //
-// A block loads an extended tile of TW x TH cells (its output region plus a margin of `depth`
-// cells on every side) of the stencil field into shared memory, and the pointwise state of the
-// cells it owns into registers. It then advances the tile `depth` steps on chip: after step s the
-// cells at least s from the tile's edge are exact (each step needs the neighbours of the
-// previous one), so after `depth` steps the output region is, and only that is stored. Tiles of
-// neighbouring blocks overlap by 2 depth cells; that recomputation is the price of reading and
-// writing memory once per `depth` steps instead of once per step.
+// A block loads an extended tile of TW x TH cells (its output region plus a margin on every
+// side) of the stencil field and the pointwise state into registers, advances the tile `depth`
+// steps on chip, and stores the output region only: after step s the cells at least s from the
+// tile's edge are exact (each step needs the neighbours of the previous one), so after `depth`
+// steps the output region is. Tiles of neighbouring blocks overlap by twice the margin; that
+// recomputation is the price of reading and writing memory once per `depth` steps.
 //
-// The domain's mirror boundary needs no ghost cells here: a neighbour outside the domain is read
-// at its mirror image inside the domain, which lies in the same tile (grid.cuh's load_index).
-// Only blocks that touch the boundary pay for that index arithmetic (a block-uniform branch).
+// The model's arithmetic per cell is fixed, so the speed is decided by every other instruction
+// (Nsight Compute showed the one-cell-per-word version issue-bound). Hence:
+// - thread (tx, ty) owns V = 16 / sizeof(T) consecutive cells of each of the CY consecutive rows
+//   from ty CY: its cells' values and pointwise state stay in its registers for the whole pass;
+//   x-neighbours are its own registers or its warp neighbours' (one shuffle each way per row),
+//   y-neighbours its own registers except above its first row and below its last, which come
+//   from shared memory, where each thread leaves its first and last rows after each step;
+// - the x margin is the depth rounded up to V, so that tiles start 16-byte aligned and every
+//   load and store of a row's V cells is one 16-byte access;
+// - no per-cell liveness test: every cell is advanced, and only exact cells are stored. Cells
+//   too near the tile's edge read wrong neighbours (a shuffle from beyond the tile, a clamped
+//   row), which feed only cells that are not exact either. Rows no level reaches are skipped by
+//   whole warps.
 //
-// Threads own fixed cells: thread (tx, ty) owns columns tx + i BX and the CY consecutive rows
-// from ty CY, so a warp reads 32 consecutive words of one tile row (no bank conflicts) and each
-// cell's pointwise state and latest value live in one thread's registers for the whole pass:
-// the vertical neighbours come from registers, except at the ends of a thread's rows. Shared
-// memory holds the tile twice: step s reads one copy and writes the other, so one barrier per
-// step suffices (the new tile is complete before anyone reads it; nobody writes the copy being
-// read). A cell's liveness is the smaller of its row's and its column's distance to the tile
-// edge (or -1 outside the domain), so the per-step test is two comparisons, and the row's part
-// is the same for the whole warp.
+// The mirror boundary needs no ghost cells: a neighbour outside the domain is its mirror image,
+// which for the cells on the domain's edge is the neighbour on the other side (e(-1) = e(1) at
+// x = 0, e(n) = e(n-2) at x = n-1), so those cells swap the two (blocks touching the edge only,
+// a block-uniform branch). Cells outside the domain are advanced like any other and never read
+// by a cell inside it.
+//
+// Shared memory holds the tile twice: step s reads one copy and writes the other, so one barrier
+// per step suffices.
 #include "check.hpp"
 #include "grid.cuh"
+#include "strategies3d.cuh"
 
 namespace strata::cuda {
 
 // Tile geometry shared by the kernel and its host launcher.
-template <int BX, int BY, int CX, int CY>
+template <class T, int BX, int BY, int CY>
 struct TemporalTile2d {
-    static constexpr int TW = BX * CX, TH = BY * CY;
+    static constexpr int V = 16 / int(sizeof(T));
+    static constexpr int TW = BX * V, TH = BY * CY;
     static constexpr int max_depth = (TW < TH ? TW : TH) / 4;  // keeps the output >= half the tile
-    __host__ __device__ static int out_w(int depth) { return TW - 2 * depth; }
-    __host__ __device__ static int out_h(int depth) { return TH - 2 * depth; }
+    __host__ __device__ static constexpr int margin_x(int depth) { return (depth + V - 1) / V * V; }
+    __host__ __device__ static constexpr int out_w(int depth) { return TW - 2 * margin_x(depth); }
+    __host__ __device__ static constexpr int out_h(int depth) { return TH - 2 * depth; }
 };
 
-template <class Model, int BX, int BY, int CX, int CY, bool Edge>
-__device__ __forceinline__ const typename Model::value_type* temporal2d_steps(
-    const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
-    typename Model::value_type (&ev)[CY][CX], typename Model::Point (&p)[CY][CX], const int (&dx)[CX],
-    const int (&dy)[CY], const DevGrid& g, int x0, int y0, int depth) {
+template <class Model, int BX, int BY, int CY, bool Edge>
+__device__ __forceinline__ void temporal2d_steps(const Model& m, typename Model::value_type* cur,
+                                                 typename Model::value_type* nxt,
+                                                 typename Model::template Run<16 / sizeof(typename Model::value_type)> (&ev)[CY],
+                                                 typename Model::template Run<16 / sizeof(typename Model::value_type)> (&p)[CY],
+                                                 const DevGrid& g, int x, int y, unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
-    using Tile = TemporalTile2d<BX, BY, CX, CY>;
-    constexpr int TW = Tile::TW, TH = Tile::TH;
-    const int tx = threadIdx.x, ty = threadIdx.y, row0 = ty * CY;
+    using Tile = TemporalTile2d<T, BX, BY, CY>;
+    constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH;
+    using Vec = typename Model::template Run<V>;
+    const int sx = threadIdx.x * V, row0 = threadIdx.y * CY;
+    // The shared-memory rows just above and below this thread's rows (clamped at the tile's edge,
+    // whose rows are never exact).
+    const int above = max(row0 - 1, 0) * TW + sx, below = min(row0 + CY, TH - 1) * TW + sx;
     for (int s = 1; s <= depth; ++s) {
-#pragma unroll
-        for (int i = 0; i < CX; ++i) {
-            const int sx = tx + i * BX;
-            const bool col_live = s <= dx[i];
-            // The rows just above and below this thread's rows (clamped: read, never used, at the
-            // tile's edge rows, which are never live).
-            T up = cur[max(row0 - 1, 0) * TW + sx];
-            const T below = cur[min(row0 + CY, TH - 1) * TW + sx];
+        if (warp_dist >= unsigned(s)) {  // warp-uniform: some row of the warp is exact after step s
+            const Vec top = *reinterpret_cast<const Vec*>(cur + above);
+            const Vec bottom = *reinterpret_cast<const Vec*>(cur + below);
+            Vec prev = top;  // the old values of the row above the current one
 #pragma unroll
             for (int j = 0; j < CY; ++j) {
-                const int sy = row0 + j;
-                const T old = ev[j][i];
-                const T down = j + 1 < CY ? ev[j + 1][i] : below;
-                if (s <= dy[j] && col_live) {
-                    const int gx = x0 + sx, gy = y0 + sy;
-                    auto nb = [&](int di, int dj) {
-                        if constexpr (Edge)  // mirror images inside the domain, from the tile
-                            return cur[(load_index<true>(gy + dj, g.ny) - y0) * TW + load_index<true>(gx + di, g.nx) -
-                                       x0];
-                        else
-                            return dj < 0 ? up : dj > 0 ? down : di == 0 ? old : cur[sy * TW + sx + di];
-                    };
-                    T en;
-                    m.update(nb, en, p[j][i]);
-                    ev[j][i] = en;
-                    nxt[sy * TW + sx] = en;
+                const Vec old = ev[j];
+                const Vec& down = j + 1 < CY ? ev[j + 1] : bottom;
+                const T left = __shfl_up_sync(~0u, old.v[V - 1], 1, BX);
+                const T right = __shfl_down_sync(~0u, old.v[0], 1, BX);
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    T w = v > 0 ? old.v[v - 1] : left, e = v + 1 < V ? old.v[v + 1] : right;
+                    T n = prev.v[v], sn = down.v[v];
+                    if constexpr (Edge) {  // the mirror image of a neighbour outside the domain
+                        if (x + v == 0) w = e;
+                        if (x + v == g.nx - 1) e = w;
+                        if (y + j == 0) n = sn;
+                        if (y + j == g.ny - 1) sn = n;
+                    }
+                    auto nb = [&](int di, int dj) { return dj < 0 ? n : dj > 0 ? sn : di < 0 ? w : di > 0 ? e : old.v[v]; };
+                    m.update(nb, ev[j].v[v], p[j].v[v]);
                 }
-                up = old;
+                prev = old;
             }
+            *reinterpret_cast<Vec*>(nxt + row0 * TW + sx) = ev[0];
+            if (CY > 1) *reinterpret_cast<Vec*>(nxt + (row0 + CY - 1) * TW + sx) = ev[CY - 1];
         }
         __syncthreads();
         auto* t = cur;
         cur = nxt;
         nxt = t;
     }
-    return cur;
 }
 
 // `rd` supplies the old state (in, and the pointwise state), `wr` receives the new one (out, and
 // the pointwise state): the two must not alias, since neighbouring tiles read what this one
-// overwrites. Dynamic shared memory: two TW x TH tiles.
-template <class Model, int BX, int BY, int CX, int CY, int MinBlocks>
+// overwrites. Tiles are numbered row-major over tiles_x tile columns. Without `Persistent`, block
+// t advances tile t, loading it straight into registers. With it, block b advances tiles b,
+// b + gridDim.x, ... and copies the next one's state into a staging area with cp.async while it
+// advances the current one: a block that loads its tile and then computes leaves its SM idle for
+// a memory round trip per tile unless another block fills it, which is what one block per SM
+// (fp64's shape) lacks. Dynamic shared memory: two TW x TH tiles, and the staging of both fields
+// when persistent.
+template <class Model, int BX, int BY, int CY, int MinBlocks, bool Persistent>
 __global__ void __launch_bounds__(BX* BY, MinBlocks) temporal2d(const Model m, const typename Model::Fields rd,
                                                      const typename Model::Fields wr, const DevGrid g,
-                                                     const int depth) {
+                                                     const int depth, const int tiles_x, const int tiles) {
     using T = typename Model::value_type;
-    using Tile = TemporalTile2d<BX, BY, CX, CY>;
-    constexpr int TW = Tile::TW, TH = Tile::TH;
+    using P = typename Model::Point;
+    using Tile = TemporalTile2d<T, BX, BY, CY>;
+    constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = TW * TH;
+    static_assert(sizeof(P) == sizeof(T), "the pointwise state is one word per cell, moved V at a time");
+    using Vec = typename Model::template Run<V>;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    T* const tiles = reinterpret_cast<T*>(smem_raw);
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int x0 = blockIdx.x * Tile::out_w(depth) - depth, y0 = blockIdx.y * Tile::out_h(depth) - depth;
+    T* const tiles_a = reinterpret_cast<T*>(smem_raw);
+    T* const tiles_b = tiles_a + CELLS;
+    T* const stage_e = tiles_b + CELLS;
+    P* const stage_p = reinterpret_cast<P*>(stage_e + CELLS);
+    const int mx = Tile::margin_x(depth);
+    const int sx = threadIdx.x * V, row0 = threadIdx.y * CY;
 
-    T ev[CY][CX];
-    typename Model::Point p[CY][CX];
-    int dx[CX], dy[CY];  // distance to the tile's edge, -1 outside the domain
+    // The largest distance of an own row to the tile's edge, and the warp's (a warp skips a step
+    // after which none of its rows is exact).
+    int dist = 0;
 #pragma unroll
-    for (int i = 0; i < CX; ++i) {
-        const int sx = tx + i * BX, gx = x0 + sx;
-        dx[i] = gx >= 0 && gx < g.nx ? min(sx, TW - 1 - sx) : -1;
-    }
-#pragma unroll
-    for (int j = 0; j < CY; ++j) {
-        const int sy = ty * CY + j, gy = y0 + sy;
-        dy[j] = gy >= 0 && gy < g.ny ? min(sy, TH - 1 - sy) : -1;
-    }
-#pragma unroll
-    for (int j = 0; j < CY; ++j)
-#pragma unroll
-        for (int i = 0; i < CX; ++i) {
-            const int sx = tx + i * BX, sy = ty * CY + j;
-            // Cells outside the domain are loaded clamped and never used.
-            const std::int64_t c = g.at(min(max(x0 + sx, 0), g.nx - 1), min(max(y0 + sy, 0), g.ny - 1));
-            ev[j][i] = rd.in[c];
-            tiles[sy * TW + sx] = ev[j][i];
-            p[j][i] = m.load_point(rd, c);
-        }
-    __syncthreads();
-    const bool edge = x0 < 1 || y0 < 1 || x0 + TW > g.nx - 1 || y0 + TH > g.ny - 1;
-    T* const a = tiles;
-    T* const b = tiles + TW * TH;
-    const T* e = edge ? temporal2d_steps<Model, BX, BY, CX, CY, true>(m, a, b, ev, p, dx, dy, g, x0, y0, depth)
-                      : temporal2d_steps<Model, BX, BY, CX, CY, false>(m, a, b, ev, p, dx, dy, g, x0, y0, depth);
+    for (int j = 0; j < CY; ++j) dist = max(dist, min(row0 + j, TH - 1 - row0 - j));
+    const unsigned warp_dist = __reduce_max_sync(~0u, unsigned(dist));
 
+    auto origin = [&](int t, int& x0, int& y0) {
+        x0 = (t % tiles_x) * Tile::out_w(depth) - mx;
+        y0 = (t / tiles_x) * Tile::out_h(depth) - depth;
+    };
+    // Where tile t's own run of row j comes from. Cells outside the domain are read clamped (a
+    // V-aligned run reaches past the last column into the ghost and the row padding, which
+    // exist) and never read by a cell inside it.
+    auto source = [&](int t, int j) {
+        int x0, y0;
+        origin(t, x0, y0);
+        return g.at(min(max(x0 + sx, 0), (g.nx - 1) / V * V), min(max(y0 + row0 + j, 0), g.ny - 1));
+    };
+    auto fetch = [&](int t) {  // tile t into the staging area (persistent blocks)
+        if (t < tiles) {
 #pragma unroll
-    for (int j = 0; j < CY; ++j)
-#pragma unroll
-        for (int i = 0; i < CX; ++i) {
-            const int sx = tx + i * BX, sy = ty * CY + j;
-            if (dx[i] >= depth && dy[j] >= depth)
-                m.write(e[sy * TW + sx], p[j][i], wr, g.at(x0 + sx, y0 + sy));
+            for (int j = 0; j < CY; ++j) {
+                const std::int64_t c = source(t, j);
+                const int o = (row0 + j) * TW + sx;
+                cp_async<16>(stage_e + o, rd.in + c);
+                cp_async<16>(stage_p + o, m.points(rd) + c);
+            }
         }
+        cp_async_commit();
+    };
+    // Tile t from its state in registers: `depth` steps, then the exact cells out. Its first and
+    // last own rows must be in tiles_a, and a barrier passed since.
+    auto advance = [&](int t, Vec (&ev)[CY], Vec (&p)[CY]) {
+        int x0, y0;
+        origin(t, x0, y0);
+        const int x = x0 + sx, y = y0 + row0;  // the first own cell
+        const bool edge = x0 < 1 || y0 < 1 || x0 + TW > g.nx - 1 || y0 + TH > g.ny - 1;
+        if (edge)
+            temporal2d_steps<Model, BX, BY, CY, true>(m, tiles_a, tiles_b, ev, p, g, x, y, warp_dist, depth);
+        else
+            temporal2d_steps<Model, BX, BY, CY, false>(m, tiles_a, tiles_b, ev, p, g, x, y, warp_dist, depth);
+        const bool cols = sx >= mx && sx < TW - mx;
+#pragma unroll
+        for (int j = 0; j < CY; ++j) {
+            const int sy = row0 + j;
+            if (!cols || sy < depth || sy >= TH - depth || y + j >= g.ny || x >= g.nx) continue;
+            const std::int64_t c = g.at(x, y + j);
+            if (x + V <= g.nx) {
+                m.write_run(ev[j], p[j], wr, c);
+            } else {
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    if (x + v < g.nx) m.write(ev[j].v[v], p[j].v[v], wr, c + v);
+            }
+        }
+    };
+
+    Vec ev[CY], p[CY];
+    if constexpr (!Persistent) {
+        const int t = blockIdx.x;
+#pragma unroll
+        for (int j = 0; j < CY; ++j) {
+            const std::int64_t c = source(t, j);
+            ev[j] = *reinterpret_cast<const Vec*>(rd.in + c);
+            p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
+            if (j == 0 || j == CY - 1) *reinterpret_cast<Vec*>(tiles_a + (row0 + j) * TW + sx) = ev[j];
+        }
+        __syncthreads();
+        advance(t, ev, p);
+    } else {
+        fetch(blockIdx.x);
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            cp_async_wait<0>();
+            __syncthreads();  // tile t is staged (and the last tile's steps are over)
+#pragma unroll
+            for (int j = 0; j < CY; ++j) {
+                const int o = (row0 + j) * TW + sx;
+                ev[j] = *reinterpret_cast<const Vec*>(stage_e + o);
+                p[j] = *reinterpret_cast<const Vec*>(stage_p + o);
+                if (j == 0 || j == CY - 1) *reinterpret_cast<Vec*>(tiles_a + o) = ev[j];
+            }
+            __syncthreads();  // the staging area is free, and the first and last rows are in place
+            fetch(t + gridDim.x);
+            advance(t, ev, p);
+        }
+    }
 }
 
-template <class Model, int BX, int BY, int CX, int CY>
+template <class Model, int BX, int BY, int CY, bool Persistent>
 constexpr std::size_t temporal2d_smem_bytes() {
-    return 2 * std::size_t(BX * CX) * (BY * CY) * sizeof(typename Model::value_type);
+    using Tile = TemporalTile2d<typename Model::value_type, BX, BY, CY>;
+    return (Persistent ? 4 : 2) * std::size_t(Tile::TW) * Tile::TH * sizeof(typename Model::value_type);
 }
 
 }  // namespace strata::cuda

@@ -74,6 +74,19 @@ struct AlievPanfilov {
         f.out[i] = e_new;
         f.r[i] = r;
     }
+    // The same for a run of V consecutive cells starting at a V-aligned index, moved as one
+    // access per field (the temporal strategy's threads own such runs, and copy them in from
+    // `points`, the pointwise state as a field).
+    template <int V>
+    struct alignas(sizeof(T) * V) Run {
+        T v[V];
+    };
+    STRATA_HD const Point* points(const Fields& f) const { return f.r; }
+    template <int V>
+    STRATA_HD void write_run(const Run<V>& e_new, const Run<V>& r, const Fields& f, std::int64_t i) const {
+        *reinterpret_cast<Run<V>*>(f.out + i) = e_new;
+        *reinterpret_cast<Run<V>*>(f.r + i) = r;
+    }
 
     template <class Nb>
     STRATA_HD void update(const Nb& e, T& e_out, T& r) const {
