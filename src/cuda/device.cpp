@@ -49,7 +49,7 @@ std::string default_kernel(std::string_view model, std::int64_t cells, bool box_
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
-    if (model == "apf") return "temporal";  // 2x multi4 at depth 4 (fp32 and fp64, 8192^2)
+    if (model == "apf") return "temporal";  // depth 4: 2.7x (fp32) and 2.4x (fp64) the best single sweep, 8192^2
     if (model == "wave3d") return "async";  // 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%
     // heat 7pt: temporal depth 4 is 2.2x (fp32) and 2.3x (fp64) vec at 512^3; for the box stencils
     // it is slower than async (the register queues of three plane sums per cell spill).

@@ -266,8 +266,8 @@ std::vector<Strategy<Model>> strategies() {
             out.push_back({std::string(kStrategies3d[i].name), kernels[i], kStrategies3d[i].chunked});
         // 64 x 32-cell tiles, a 4-stage ring; fp32 two blocks of 512 threads per SM, fp64 one of
         // 1024 (64 registers either way; no spill up to depth 4). Measured on an H100 (512^3,
-        // depth 4): 64 x 64 tiles of 1024 threads (fp32, one block per SM) were 8% slower; so was
-        // unrolling the plane loop twice (to rotate the register queue by renaming).
+        // depth 4): 64 x 64 tiles of 1024 threads (fp32, one block per SM) were 8% slower, and
+        // unrolling the plane loop twice (to rotate the register queue by renaming) 1-2% slower.
         constexpr int TB = sizeof(typename Model::value_type) == 4 ? 2 : 1;
         out.push_back(temporal3d_strategy<Model, 32, 4, TB, 1, 2, 3, 4, 5, 6, 7, 8>(kStrategies3d[7].name));
     }
