@@ -119,37 +119,29 @@ TEST(Temporal, MatchesReferenceAtEveryDepthFp32) {
 }
 
 // The same per-cell arithmetic as the single-sweep kernels: bitwise equal to `planes`.
-TEST(Temporal, BitwiseEqualToPlanes) {
-    REQUIRE_GPU();
-    const ApfParams p = ApfParams::for_mesh(200, 97);
-    const auto init = test::random_apf_state<float>(p, 50);
-    auto planes = make_apf_engine<float>(Backend::cuda, p, &init, EngineOptions{"planes", false});
-    auto temporal = make_apf_engine<float>(Backend::cuda, p, &init, EngineOptions{"temporal", false, 0, 4});
-    planes->advance(23);
-    temporal->advance(23);
-    const auto a = planes->fields(), b = temporal->fields();
-    EXPECT_TRUE(test::bitwise_equal(a.e, b.e)) << max_relative_error(b.e, a.e);
-    EXPECT_TRUE(test::bitwise_equal(a.r, b.r)) << max_relative_error(b.r, a.r);
-}
-
-// A grid of many more tiles than the device holds blocks (fp64's temporal blocks are persistent:
-// each advances several tiles, copying in the next while it computes one), 9 steps at depth 4.
 template <class T>
-void temporal_equals_planes_on_many_tiles() {
-    const ApfParams p = ApfParams::for_mesh(1300, 900);  // 408 tiles of 56 x 56 output cells
-    const auto init = test::random_apf_state<T>(p, 51);
+void temporal_equals_planes(const ApfParams& p, int seed, int steps) {
+    const auto init = test::random_apf_state<T>(p, seed);
     auto planes = make_apf_engine<T>(Backend::cuda, p, &init, EngineOptions{"planes", false});
     auto temporal = make_apf_engine<T>(Backend::cuda, p, &init, EngineOptions{"temporal", false, 0, 4});
-    planes->advance(9);
-    temporal->advance(9);
+    planes->advance(steps);
+    temporal->advance(steps);
     const auto a = planes->fields(), b = temporal->fields();
     EXPECT_TRUE(test::bitwise_equal(a.e, b.e)) << max_relative_error(b.e, a.e);
     EXPECT_TRUE(test::bitwise_equal(a.r, b.r)) << max_relative_error(b.r, a.r);
 }
+TEST(Temporal, BitwiseEqualToPlanes) {
+    REQUIRE_GPU();
+    temporal_equals_planes<float>(ApfParams::for_mesh(200, 97), 50, 23);
+    temporal_equals_planes<double>(ApfParams::for_mesh(200, 97), 50, 23);
+}
+// A grid of many more tiles than the device holds blocks (fp64's temporal blocks are persistent:
+// each advances several tiles, copying in the next while it computes one), 9 steps at depth 4.
 TEST(Temporal, BitwiseEqualToPlanesOnManyTiles) {
     REQUIRE_GPU();
-    temporal_equals_planes_on_many_tiles<double>();
-    temporal_equals_planes_on_many_tiles<float>();
+    const ApfParams p = ApfParams::for_mesh(1300, 900);  // 408 tiles of 56 x 56 output cells
+    temporal_equals_planes<double>(p, 51, 9);
+    temporal_equals_planes<float>(p, 51, 9);
 }
 
 // Graph replay of temporal passes (the first pass may be captured: the kernel's shared-memory
