@@ -48,11 +48,11 @@ struct TemporalTile2d {
 };
 
 template <class Model, int BX, int BY, int CY, bool Edge>
-__device__ __forceinline__ void temporal2d_steps(const Model& m, typename Model::value_type* cur,
-                                                 typename Model::value_type* nxt,
-                                                 typename Model::template Run<16 / sizeof(typename Model::value_type)> (&ev)[CY],
-                                                 typename Model::template Run<16 / sizeof(typename Model::value_type)> (&p)[CY],
-                                                 const DevGrid& g, int x, int y, unsigned warp_dist, int depth) {
+__device__ __forceinline__ void temporal2d_steps(
+    const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
+    typename Model::template Run<16 / sizeof(typename Model::value_type)> (&ev)[CY],
+    typename Model::template Run<16 / sizeof(typename Model::value_type)> (&p)[CY], const DevGrid& g, int x,
+    int y, unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
     using Tile = TemporalTile2d<T, BX, BY, CY>;
     constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH;
@@ -82,7 +82,9 @@ __device__ __forceinline__ void temporal2d_steps(const Model& m, typename Model:
                         if (y + j == 0) n = sn;
                         if (y + j == g.ny - 1) sn = n;
                     }
-                    auto nb = [&](int di, int dj) { return dj < 0 ? n : dj > 0 ? sn : di < 0 ? w : di > 0 ? e : old.v[v]; };
+                    auto nb = [&](int di, int dj) {
+                        return dj < 0 ? n : dj > 0 ? sn : di < 0 ? w : di > 0 ? e : old.v[v];
+                    };
                     m.update(nb, ev[j].v[v], p[j].v[v]);
                 }
                 prev = old;
@@ -107,9 +109,9 @@ __device__ __forceinline__ void temporal2d_steps(const Model& m, typename Model:
 // (fp64's shape) lacks. Dynamic shared memory: two TW x TH tiles, and the staging of both fields
 // when persistent.
 template <class Model, int BX, int BY, int CY, int MinBlocks, bool Persistent>
-__global__ void __launch_bounds__(BX* BY, MinBlocks) temporal2d(const Model m, const typename Model::Fields rd,
-                                                     const typename Model::Fields wr, const DevGrid g,
-                                                     const int depth, const int tiles_x, const int tiles) {
+__global__ void __launch_bounds__(BX* BY, MinBlocks)
+    temporal2d(const Model m, const typename Model::Fields rd, const typename Model::Fields wr,
+               const DevGrid g, const int depth, const int tiles_x, const int tiles) {
     using T = typename Model::value_type;
     using P = typename Model::Point;
     using Tile = TemporalTile2d<T, BX, BY, CY>;
@@ -157,7 +159,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks) temporal2d(const Model m, c
     };
     // Tile t from its state in registers: `depth` steps, then the exact cells out. Its first and
     // last own rows must be in tiles_a, and a barrier passed since.
-    auto advance = [&](int t, Vec (&ev)[CY], Vec (&p)[CY]) {
+    auto advance = [&](int t, Vec(&ev)[CY], Vec(&p)[CY]) {
         int x0, y0;
         origin(t, x0, y0);
         const int x = x0 + sx, y = y0 + row0;  // the first own cell

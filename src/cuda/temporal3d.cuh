@@ -52,9 +52,10 @@ struct TemporalTile3d {
 
 template <class Model, int BY, int K, int S, int MinBlocks>
 __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>::BX* BY, MinBlocks)
-    temporal3d(const Model m, const typename Model::Fields rd, const typename Model::Fields wr, const DevGrid g,
-               const int zchunk) {
-    static_assert(!Model::mirror && Model::zero_ghosts, "temporal3d applies fixed boundaries with zero ghosts");
+    temporal3d(const Model m, const typename Model::Fields rd, const typename Model::Fields wr,
+               const DevGrid g, const int zchunk) {
+    static_assert(!Model::mirror && Model::zero_ghosts,
+                  "temporal3d applies fixed boundaries with zero ghosts");
     static_assert(S >= 2 && K >= 1);
     using T = typename Model::value_type;
     using Sums = PlaneSums<T>;
@@ -128,10 +129,11 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                 src = levels + (l - 1) * CELLS;
             }
             if (warp_dist < unsigned(l + 1)) continue;  // warp-uniform
-            const int p = q - l - 1;                     // the plane level l+1 computes now
+            const int p = q - l - 1;                    // the plane level l+1 computes now
             // Rows y-1, y, y+1 of columns x-1 .. x+V.
             T w[3][V + 2];
-            const Vec a = *reinterpret_cast<const Vec*>(src + up), b = *reinterpret_cast<const Vec*>(src + down);
+            const Vec a = *reinterpret_cast<const Vec*>(src + up),
+                      b = *reinterpret_cast<const Vec*>(src + down);
 #pragma unroll
             for (int v = 0; v < V; ++v) w[0][v + 1] = a.v[v], w[1][v + 1] = cur.v[v], w[2][v + 1] = b.v[v];
 #pragma unroll
