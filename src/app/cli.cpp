@@ -77,7 +77,9 @@ void add_io(CLI::App* cmd, IoOptions& io, bool& quiet,
     cmd->add_option("--checkpoint", io.checkpoint_path,
                     "Write a checkpoint to FILE every --checkpoint-every steps and at the end");
     cmd->add_option("--checkpoint-every", io.checkpoint_every, "Checkpoint every N steps");
-    cmd->add_option("--restart", io.restart_path, "Continue from a checkpoint, to the same final step");
+    cmd->add_option("--restart", io.restart_path,
+                    "Continue from the checkpoint FILE (same model, size and precision); -i/--steps "
+                    "still count from step 0, so the run ends where an uninterrupted one would");
     cmd->add_flag("--quiet", quiet, "No progress bar (there is none anyway when stdout is not a terminal)");
 }
 
