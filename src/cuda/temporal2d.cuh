@@ -9,7 +9,8 @@
 // recomputation is the price of reading and writing memory once per `depth` steps.
 //
 // The model's arithmetic per cell is fixed, so the speed is decided by every other instruction
-// (Nsight Compute showed the one-cell-per-word version issue-bound). Hence:
+// (Nsight Compute showed the previous version, one word per access and its cells strided across
+// the tile, issue-bound). Hence:
 // - thread (tx, ty) owns V = 16 / sizeof(T) consecutive cells of each of the CY consecutive rows
 //   from ty CY: its cells' values and pointwise state stay in its registers for the whole pass;
 //   x-neighbours are its own registers or its warp neighbours' (one shuffle each way per row),

@@ -10,8 +10,9 @@
 // output region is; along z the chunk reads K extra planes at each end for the same reason.
 //
 // The work per cell and level is a handful of additions, so what decides the speed is every
-// other instruction (Nsight Compute showed the one-cell-per-word version of this kernel
-// issue-bound at 48 instructions per cell update). Hence:
+// other instruction (Nsight Compute showed the previous version of this kernel, one word per
+// access and its cells strided across the tile, issue-bound at 48 instructions per cell
+// update). Hence:
 // - each thread owns V = 16 / sizeof(T) consecutive cells of one row: a 16-byte shared-memory
 //   access per row reads all of them, and their x-neighbours are the thread's own registers, or
 //   its warp neighbours' (one shuffle each way; the tile's edge columns get a wrong value there,
