@@ -157,7 +157,7 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
 template <class Model, int BX, int BY, int CY, int MinBlocks, bool Persistent>
 void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                        const DevGrid& g, int depth, const LaunchKnobs&, cudaStream_t s) {
-    using Tile = TemporalTile2d<typename Model::value_type, BX, BY, CY>;
+    using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
     const int tiles_x = int(blocks_for(g.nx, Tile::out_w(depth)));
     const int tiles = tiles_x * int(blocks_for(g.ny, Tile::out_h(depth)));
     constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY, Persistent>();
@@ -169,10 +169,10 @@ void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const t
 }
 template <class Model, int BX, int BY, int CY>
 double temporal2d_bytes(const DevGrid& g, int depth, const LaunchKnobs&) {
-    using Tile = TemporalTile2d<typename Model::value_type, BX, BY, CY>;
+    using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
     constexpr double fields = Model::min_bytes_per_cell / 2.0;  // bytes read (= written) per cell
     const double bx = blocks_for(g.nx, Tile::out_w(depth)), by = blocks_for(g.ny, Tile::out_h(depth));
-    const double read = bx * by * Tile::TW * Tile::TH * fields, written = double(g.nx) * g.ny * fields;
+    const double read = bx * by * Tile::CELLS * fields, written = double(g.nx) * g.ny * fields;
     return (read + written) / (double(g.nx) * g.ny * depth);
 }
 
@@ -181,7 +181,7 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     Strategy<Model> t{std::string(name)};
     t.fused = launch_temporal2d<Model, BX, BY, CY, MinBlocks, Persistent>;
     t.fused_bytes = temporal2d_bytes<Model, BX, BY, CY>;
-    t.max_depth = TemporalTile2d<typename Model::value_type, BX, BY, CY>::max_depth;
+    t.max_depth = TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth;
     t.default_depth = kDefaultDepth2d;
     return t;
 }

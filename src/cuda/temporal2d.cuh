@@ -37,11 +37,13 @@
 
 namespace strata::cuda {
 
-// Tile geometry shared by the kernel and its host launcher.
-template <class T, int BX, int BY, int CY>
-struct TemporalTile2d {
+// The xy tile of the temporal strategies (2D and 3D), shared by the kernels and their launchers:
+// BX x BY threads, each owning V = 16 / sizeof(T) consecutive cells of CY consecutive rows. The
+// x margin is the depth rounded up to V, so that tiles start 16-byte aligned.
+template <class T, int BX_, int BY, int CY>
+struct TemporalTile {
     static constexpr int V = 16 / int(sizeof(T));
-    static constexpr int TW = BX * V, TH = BY * CY;
+    static constexpr int BX = BX_, TW = BX * V, TH = BY * CY, CELLS = TW * TH;
     static constexpr int max_depth = (TW < TH ? TW : TH) / 4;  // keeps the output >= half the tile
     __host__ __device__ static constexpr int margin_x(int depth) { return (depth + V - 1) / V * V; }
     __host__ __device__ static constexpr int out_w(int depth) { return TW - 2 * margin_x(depth); }
@@ -55,7 +57,7 @@ __device__ __forceinline__ void temporal2d_steps(
     typename Model::template Run<16 / sizeof(typename Model::value_type)> (&p)[CY], const DevGrid& g, int x,
     int y, unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
-    using Tile = TemporalTile2d<T, BX, BY, CY>;
+    using Tile = TemporalTile<T, BX, BY, CY>;
     constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH;
     using Vec = typename Model::template Run<V>;
     const int sx = threadIdx.x * V, row0 = threadIdx.y * CY;
@@ -115,8 +117,8 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
                const DevGrid g, const int depth, const int tiles_x, const int tiles) {
     using T = typename Model::value_type;
     using P = typename Model::Point;
-    using Tile = TemporalTile2d<T, BX, BY, CY>;
-    constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = TW * TH;
+    using Tile = TemporalTile<T, BX, BY, CY>;
+    constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS;
     static_assert(sizeof(P) == sizeof(T), "the pointwise state is one word per cell, moved V at a time");
     using Vec = typename Model::template Run<V>;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -218,8 +220,8 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 
 template <class Model, int BX, int BY, int CY, bool Persistent>
 constexpr std::size_t temporal2d_smem_bytes() {
-    using Tile = TemporalTile2d<typename Model::value_type, BX, BY, CY>;
-    return (Persistent ? 4 : 2) * std::size_t(Tile::TW) * Tile::TH * sizeof(typename Model::value_type);
+    using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
+    return (Persistent ? 4 : 2) * std::size_t(Tile::CELLS) * sizeof(typename Model::value_type);
 }
 
 }  // namespace strata::cuda

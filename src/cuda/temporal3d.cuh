@@ -37,19 +37,13 @@
 #include "grid.cuh"
 #include "strata/core/plane_sums.hpp"
 #include "strategies3d.cuh"
+#include "temporal2d.cuh"
 
 namespace strata::cuda {
 
+// A 64-cell-wide tile of BY rows, one row per thread.
 template <class T, int BY>
-struct TemporalTile3d {
-    static constexpr int V = 16 / int(sizeof(T));  // cells per thread: one 16-byte access
-    static constexpr int BX = 64 / V;              // threads per tile row
-    static constexpr int TW = 64, TH = BY, CELLS = TW * TH;
-    // The x margin: the depth rounded up to V, so that tiles start 16-byte aligned.
-    __host__ __device__ static constexpr int margin_x(int depth) { return (depth + V - 1) / V * V; }
-    __host__ __device__ static constexpr int out_w(int depth) { return TW - 2 * margin_x(depth); }
-    __host__ __device__ static constexpr int out_h(int depth) { return TH - 2 * depth; }
-};
+using TemporalTile3d = TemporalTile<T, 64 / (16 / int(sizeof(T))), BY, 1>;
 
 template <class Model, int BY, int K, int S, int MinBlocks>
 __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>::BX* BY, MinBlocks)
@@ -87,7 +81,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     const std::int64_t src_xy = row + (fetch_xy ? x : 0);
     const bool store_xy = fetch_xy && sx >= MX && sx < TW - MX && sy >= K && sy < TH - K;
     // Levels computed by this warp: those exact on one of its rows at least.
-    const int warp_dist = __reduce_max_sync(~0u, unsigned(min(sy, TH - 1 - sy)));
+    const unsigned warp_dist = __reduce_max_sync(~0u, unsigned(min(sy, TH - 1 - sy)));
     asm("" : "+r"(in_x));  // keep the bits in one register instead of re-deriving them per use
 
     // Level-0 planes [qa, qb) feed output planes [z0, z1).
