@@ -62,9 +62,13 @@ void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std
         ->capture_default_str();
     cmd->add_option("--kernel", kernel, "CUDA strategy (default: picked by problem size); 'list' describes them");
     cmd->add_flag("--no-graphs", no_graphs, "CUDA: launch every step (no CUDA graph replay)");
-    cmd->add_option("--chunk", chunk, "CUDA streaming strategies: rows (2D) or planes (3D) per block")
+    cmd->add_option("--chunk", chunk,
+                    "CUDA streaming strategies: rows (2D) or planes (3D) per block (default: per strategy; "
+                    "heat3d temporal fits them to the grid and the device)")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--depth", depth, "CUDA temporal strategy: time steps per pass over memory (default 4 for apf and heat3d)")
+    cmd->add_option("--depth", depth,
+                    "CUDA temporal strategy: time steps per pass over memory (default 4 for apf and 7-point "
+                    "heat3d, 2 for the 19/27-point stencils)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
 }

@@ -25,7 +25,7 @@ class ApfCudaEngine final : public ApfEngine<T>, private TimeLoop<AlievPanfilov<
 
 public:
     ApfCudaEngine(const ApfParams& p, const ApfFields<T>* initial, const EngineOptions& o)
-        : Loop(AlievPanfilov<T>(p), p.extent(), o, default_kernel("apf", p.extent().cells(), false)), r_(p.extent(), this->stream_.get()) {
+        : Loop(AlievPanfilov<T>(p), p.extent(), o, default_kernel("apf", p.extent().cells())), r_(p.extent(), this->stream_.get()) {
         const cudaStream_t s = this->stream_.get();
         if (initial) {
             this->in_.upload(initial->e, s);

@@ -24,7 +24,8 @@ std::unique_ptr<WaveEngine<T>> make_wave_engine(const WaveProblem<T>& p, const W
 std::vector<std::string> kernel_names(std::string_view model, bool chunked_only);
 std::string kernel_description(std::string_view model, std::string_view name);
 // The strategy a run gets without --kernel (until the autotuner's wisdom replaces it).
-std::string default_kernel(std::string_view model, std::int64_t cells, bool box_stencil);
+// `points`: heat3d's stencil (7, 19 or 27), 0 for the other models.
+std::string default_kernel(std::string_view model, std::int64_t cells, int points = 0);
 
 // Throws Error with a clear message when no usable device is present.
 void require_device();

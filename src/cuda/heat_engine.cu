@@ -32,7 +32,7 @@ class HeatCudaEngine final : public HeatEngine<T>, private TimeLoop<Heat3D<T, S>
 
 public:
     HeatCudaEngine(const HeatParams& p, const HostField<T>* initial, const EngineOptions& o)
-        : Loop(Heat3D<T, S>(p), p.extent(), o, default_kernel("heat3d", p.extent().cells(), !Heat3D<T, S>::star)), params_(p) {
+        : Loop(Heat3D<T, S>(p), p.extent(), o, default_kernel("heat3d", p.extent().cells(), Heat3D<T, S>::points)), params_(p) {
         const cudaStream_t s = this->stream_.get();
         if (initial) {
             this->in_.upload(*initial, s);

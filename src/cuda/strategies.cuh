@@ -30,12 +30,14 @@ constexpr int kDefaultRows2d = 8, kDefaultPlanes3d = 64;
 // 85.8% at 32, 83.4% / 84.2% at 64, 83.4% / 82.6% at 128; 27pt 86.9% / 86.6% at 16, 82.5% / 84.3%
 // at 64.
 constexpr int kDefaultPlanesAsync3d = 16;
-// Steps per pass of the temporal strategies when --depth is not given, and the 3D one's planes
-// per block (its z-chunks re-read 2 depth planes each).
-// Measured on an H100 at 512^3 (heat 7pt, 5 repeats): depth 4 beats 3 and 5 in fp32 and fp64
-// (fp32 725 / 718 / 586 GCells/s at 64 planes), and 128 planes beat 64 and 256 (fp32 749 / 725 /
-// 662, fp64 386 / 369 / 345 GCells/s at depth 4).
-constexpr int kDefaultDepth2d = 4, kDefaultDepth3d = 4, kDefaultPlanesTemporal3d = 128;
+// Steps per pass of the temporal strategies when --depth is not given. Measured on an H100:
+// - apf 8192^2: depth 4 (docs/performance.md);
+// - heat 7pt 512^3 (5 repeats, 64 planes per block): depth 4 beats 3 and 5 in fp32 and fp64
+//   (fp32 725 / 718 / 586 GCells/s);
+// - heat 19pt and 27pt, whose queues hold three sums per cell (3 repeats, 128 planes): depth 2.
+//   19pt fp32 501 GCells/s at depth 2 against 272 / 352 / 261 at 1 / 3 / 4 (async 321); 27pt
+//   fp32 279 against 273 / 152 / 64 (async 322), whose queues spill from depth 3 on.
+constexpr int kDefaultDepth2d = 4, kDefaultDepth3dStar = 4, kDefaultDepth3dBox = 2;
 
 // Raises a kernel's dynamic shared-memory limit to `Bytes`, once: past 48 KB needs the opt-in.
 template <auto Kernel, std::size_t Bytes>
@@ -186,48 +188,89 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     return t;
 }
 
+// temporal3d's tiles at a depth: the blocks of one layer of z-chunks.
+template <class T, int BY>
+int temporal3d_tiles(const DevGrid& g, int depth) {
+    using Tile = TemporalTile3d<T, BY>;
+    return int(blocks_for(g.nx, Tile::out_w(depth)) * blocks_for(g.ny, Tile::out_h(depth)));
+}
+// temporal3d's planes per block: --chunk's, or else the chunking that the following model says
+// is fastest. The device runs `resident` blocks at once, so a pass takes ceil(blocks / resident)
+// rounds, and a round lasts as long as a block: proportional to the planes its levels compute,
+// planes + depth + 1 on average (level l of K computes planes + 2 (K - l)). Measured on an H100
+// at 512^3 (5 repeats; heat 7pt at depth 4 is 220 tiles, 132 blocks resident in fp64, 264 in
+// fp32): fp64 408 GCells/s at 171 planes per block, 395 at 86, 385 at 128, 372 at 103, 369 at
+// 64, 345 at 256, the model's order and within 1% of its ratios; a fixed 128 planes left the
+// last of 7 rounds a third empty. fp32 runs a lone block on an SM nearly as fast as two (it is
+// issue-bound), which the model does not know: it picks 86 planes (773), where 171 gave 787.
+// For a kernel that needs both blocks of an SM to hide latency the model is right: 27pt fp32 at
+// depth 2 ran 279 GCells/s at 128 planes and 235 at 256, and the model picks 128.
+inline int temporal3d_planes(const DevGrid& g, int tiles, int depth, int resident, const LaunchKnobs& k) {
+    if (k.chunk > 0) return k.chunk;
+    int best = g.nz;
+    std::int64_t best_time = -1;
+    for (int chunks = 1; chunks <= std::max(1, g.nz / 8); ++chunks) {  // at least 8 planes per block
+        const int planes = int(blocks_for(g.nz, chunks));
+        const std::int64_t blocks = std::int64_t(tiles) * blocks_for(g.nz, planes);
+        const std::int64_t time = (blocks + resident - 1) / resident * (planes + depth + 1);
+        if (best_time < 0 || time < best_time) best_time = time, best = planes;  // ties: fewer chunks
+    }
+    return best;
+}
+
+// Calls f(std::integral_constant<int, K>{}) for the K of Ks that equals `depth`: temporal3d's
+// depth is a template argument (it sizes the register queues), one kernel per depth.
+template <int... Ks, class F>
+void with_depth(int depth, F&& f) {
+    const bool found = ((depth == Ks ? (f(std::integral_constant<int, Ks>{}), true) : false) || ...);
+    if (!found) throw Error("temporal3d has no kernel of depth " + std::to_string(depth));
+}
+
+// temporal3d at depth K: its kernel, shared memory and planes per block.
 template <class Model, int BY, int S, int MinBlocks, int K>
-void launch_temporal3d_at(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
-                          const DevGrid& g, const LaunchKnobs& k, cudaStream_t s) {
+struct Temporal3dLaunch {
     using T = typename Model::value_type;
     using Tile = TemporalTile3d<T, BY>;
-    constexpr std::size_t smem = temporal3d_smem_bytes<T, BY, K, S>();
+    static constexpr std::size_t smem = temporal3d_smem_bytes<T, BY, K, S>();
     static_assert(smem <= 227 * 1024, "more shared memory than a block may have (sm_90)");
-    constexpr auto kernel = temporal3d<Model, BY, K, S, MinBlocks>;
-    allow_dynamic_smem<kernel, smem>();
-    const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesTemporal3d;
-    const dim3 blocks(blocks_for(g.nx, Tile::out_w(K)), blocks_for(g.ny, Tile::out_h(K)), blocks_for(g.nz, planes));
-    kernel<<<blocks, dim3(Tile::BX, BY), smem, s>>>(m, rd, wr, g, planes);
-    STRATA_CUDA_CHECK_LAUNCH();
-}
-// The depth is a template argument (it sizes the register queues): one kernel per depth.
+    static constexpr auto kernel = temporal3d<Model, BY, K, S, MinBlocks>;
+    static int planes(const DevGrid& g, const LaunchKnobs& k) {
+        allow_dynamic_smem<kernel, smem>();  // before the occupancy is asked
+        return temporal3d_planes(g, temporal3d_tiles<T, BY>(g, K), K, resident_blocks<kernel>(Tile::BX * BY, smem), k);
+    }
+};
+
 template <class Model, int BY, int S, int MinBlocks, int... Ks>
 void launch_temporal3d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                        const DevGrid& g, int depth, const LaunchKnobs& k, cudaStream_t s) {
-    const bool launched =
-        ((depth == Ks ? (launch_temporal3d_at<Model, BY, S, MinBlocks, Ks>(m, rd, wr, g, k, s), true) : false) || ...);
-    if (!launched) throw Error("temporal3d has no kernel of depth " + std::to_string(depth));
+    with_depth<Ks...>(depth, [&](auto K) {
+        using L = Temporal3dLaunch<Model, BY, S, MinBlocks, decltype(K)::value>;
+        const int planes = L::planes(g, k);
+        const dim3 blocks(blocks_for(g.nx, L::Tile::out_w(K)), blocks_for(g.ny, L::Tile::out_h(K)),
+                          blocks_for(g.nz, planes));
+        L::kernel<<<blocks, dim3(L::Tile::BX, BY), L::smem, s>>>(m, rd, wr, g, planes);
+        STRATA_CUDA_CHECK_LAUNCH();
+    });
 }
-template <class Model, int BY>
+template <class Model, int BY, int S, int MinBlocks, int... Ks>
 double temporal3d_bytes(const DevGrid& g, int depth, const LaunchKnobs& k) {
     using T = typename Model::value_type;
-    using Tile = TemporalTile3d<T, BY>;
     constexpr double word = sizeof(T);
-    const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesTemporal3d;
-    const double chunks = blocks_for(g.nz, planes);
-    const double tiles = double(blocks_for(g.nx, Tile::out_w(depth))) * blocks_for(g.ny, Tile::out_h(depth));
-    const double cells = double(g.nx) * g.ny * g.nz;
-    const double read = tiles * Tile::CELLS * (g.nz + chunks * 2 * depth) * word, written = cells * word;
-    return (read + written) / (cells * depth);
+    int planes = 0;
+    with_depth<Ks...>(depth, [&](auto K) { planes = Temporal3dLaunch<Model, BY, S, MinBlocks, decltype(K)::value>::planes(g, k); });
+    const int tiles = temporal3d_tiles<T, BY>(g, depth);
+    const double cells = double(g.nx) * g.ny * g.nz, chunks = blocks_for(g.nz, planes);
+    const double read = double(tiles) * TemporalTile3d<T, BY>::CELLS * (g.nz + chunks * 2 * depth) * word;
+    return (read + cells * word) / (cells * depth);
 }
 template <class Model, int BY, int S, int MinBlocks, int... Ks>
 Strategy<Model> temporal3d_strategy(std::string_view name) {
     Strategy<Model> t{std::string(name)};
     t.chunked = true;
     t.fused = launch_temporal3d<Model, BY, S, MinBlocks, Ks...>;
-    t.fused_bytes = temporal3d_bytes<Model, BY>;
+    t.fused_bytes = temporal3d_bytes<Model, BY, S, MinBlocks, Ks...>;
     t.max_depth = std::max({Ks...});
-    t.default_depth = kDefaultDepth3d;
+    t.default_depth = Model::star ? kDefaultDepth3dStar : kDefaultDepth3dBox;
     return t;
 }
 

@@ -37,7 +37,7 @@ class WaveCudaEngine final : public WaveEngine<T>, private TimeLoop<Wave3D<T>> {
 public:
     WaveCudaEngine(const WaveProblem<T>& p, const WaveState<T>* initial, const EngineOptions& o)
         : Loop(Wave3D<T>(p.params), p.params.extent3(), o,
-               default_kernel("wave3d", p.params.extent3().cells(), false)),
+               default_kernel("wave3d", p.params.extent3().cells())),
           vdt2_(p.params.extent3(), this->stream_.get()),
           sources_(p.sources.size()),
           receivers_(p.receivers.size()),
