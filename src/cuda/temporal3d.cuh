@@ -79,8 +79,8 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     constexpr int MX = Tile::margin_x(K);
     using Vec = Lanes<T, V>;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    // S stages of level 0, then the newest plane of levels 1 .. K-1.
-    T* const ring = reinterpret_cast<T*>(smem_raw);
+    T* const ring = reinterpret_cast<T*>(smem_raw);  // S stages of level 0
+    T* const levels = ring + S * CELLS;              // the newest plane of levels 1 .. K-1
 
     const int sx = threadIdx.x * V, sy = threadIdx.y;
     const int x = blockIdx.x * Tile::out_w(K) - MX + sx, y = blockIdx.y * Tile::out_h(K) - K + sy;
@@ -106,11 +106,13 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     // ring; every other stage and level plane is a fixed offset away. Kept in registers: the
     // compiler otherwise re-derives them at every level (about 8 instructions of the ~66 per
     // level), and keeping them was 4.6% faster in fp32 and 1.2% in fp64 (H100, heat 7pt 512^3,
-    // depth 4). Only where the registers allow: past depth 4, and for box stencils, it adds spills.
+    // depth 4). Only where the registers allow: past depth 4, and for box stencils, it adds spills
+    // (27pt fp64 at depth 2: 124 -> 144 bytes, 137 -> 118 GCells/s), so those keep the pointers.
+    constexpr bool pin = Model::star && K <= 4;
     constexpr unsigned PLANE = CELLS * sizeof(T);
     unsigned a_own = unsigned(__cvta_generic_to_shared(smem_raw)) + own * unsigned(sizeof(T));
     unsigned a_up = a_own + (up - own) * int(sizeof(T)), a_down = a_own + (down - own) * int(sizeof(T));
-    if constexpr (Model::star && K <= 4) asm("" : "+r"(a_own), "+r"(a_up), "+r"(a_down));
+    if constexpr (pin) asm("" : "+r"(a_own), "+r"(a_up), "+r"(a_down));
 
     // Level-0 planes [qa, qb) feed output planes [z0, z1).
     const int qa = z0 - K, qb = z1 + K;
@@ -138,10 +140,12 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
         cp_async_wait<S - 2>();
         __syncthreads();  // plane q is in its stage, and nobody reads the stage of plane q-1
         issue(q + S - 1, ring + (slot == 0 ? S - 1 : slot - 1) * CELLS);
-        unsigned off = slot * PLANE;  // of the plane level l reads, from stage 0
+        const T* src = ring + slot * CELLS;  // the plane level l reads
+        unsigned off = slot * PLANE;         // its offset from stage 0
         slot = slot + 1 == S ? 0 : slot + 1;
 
-        Vec cur = lds16<Vec>(a_own + off);  // level l's own cells, newest plane
+        // Level l's own cells, newest plane.
+        Vec cur = pin ? lds16<Vec>(a_own + off) : *reinterpret_cast<const Vec*>(src + own);
 #pragma unroll
         for (int l = 0; l < K; ++l) {
             // Level l's planes start at z0 - K + l, reached at q = qa + 2l (each level lags one
@@ -149,13 +153,15 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
             if (q < qa + 2 * l) break;  // block-uniform, so no barrier is skipped by some threads only
             if (l > 0) {
                 __syncthreads();  // level l's newest plane is complete
+                src = levels + (l - 1) * CELLS;
                 off = (S + l - 1) * PLANE;
             }
             if (warp_dist < unsigned(l + 1)) continue;  // warp-uniform
             const int p = q - l - 1;                    // the plane level l+1 computes now
             // Rows y-1, y, y+1 of columns x-1 .. x+V.
             T w[3][V + 2];
-            const Vec a = lds16<Vec>(a_up + off), b = lds16<Vec>(a_down + off);
+            const Vec a = pin ? lds16<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up),
+                      b = pin ? lds16<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down);
 #pragma unroll
             for (int v = 0; v < V; ++v) w[0][v + 1] = a.v[v], w[1][v + 1] = cur.v[v], w[2][v + 1] = b.v[v];
 #pragma unroll
@@ -175,7 +181,10 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                 at[l][v] = above;
             }
             if (l + 1 < K) {
-                sts16(a_own + (S + l) * PLANE, nxt);
+                if constexpr (pin)
+                    sts16(a_own + (S + l) * PLANE, nxt);
+                else
+                    *reinterpret_cast<Vec*>(levels + l * CELLS + own) = nxt;
             } else if (store_xy && p >= z0 && p < z1) {
                 T* const dst = wr.out + std::int64_t(p) * g.plane + row + x;
                 if (in_x == (1u << V) - 1) {
