@@ -200,11 +200,11 @@ int temporal3d_tiles(const DevGrid& g, int depth) {
 // planes + depth + 1 on average (level l of K computes planes + 2 (K - l)). Measured on an H100
 // at 512^3 (5 repeats; heat 7pt at depth 4 is 220 tiles, 132 blocks resident in fp64, 264 in
 // fp32): fp64 408 GCells/s at 171 planes per block, 395 at 86, 385 at 128, 372 at 103, 369 at
-// 64, 345 at 256, the model's order and within 1% of its ratios; a fixed 128 planes left the
-// last of 7 rounds a third empty. fp32 runs a lone block on an SM nearly as fast as two (it is
-// issue-bound), which the model does not know: it picks 86 planes (773), where 171 gave 787.
-// For a kernel that needs both blocks of an SM to hide latency the model is right: 27pt fp32 at
-// depth 2 ran 279 GCells/s at 128 planes and 235 at 256, and the model picks 128.
+// 64, 345 at 256, the model's order and within 1% of its ratios (a fixed 128 planes left the
+// last of 7 rounds a third empty). fp32 runs a lone block on an SM nearly as fast as two (it is
+// issue-bound), which the model does not know: it picks 86 planes (809 GCells/s), where 171
+// gave 822. For a kernel that needs both blocks of an SM to hide latency the model is right:
+// 27pt fp32 at depth 2 ran 279 GCells/s at 128 planes and 235 at 256, and the model picks 128.
 inline int temporal3d_planes(const DevGrid& g, int tiles, int depth, int resident, const LaunchKnobs& k) {
     if (k.chunk > 0) return k.chunk;
     int best = g.nz;
