@@ -199,6 +199,27 @@ TEST(HeatTemporal, MatchesReferenceAtEveryDepthFp32) {
     for (int depth : {2, 4}) heat_temporal_matches_cpu<float>(HeatStencil::p19, depth, 16);
 }
 
+// Without --kernel a large heat3d grid runs temporal at depth 4 (7 points) or 2 (19 points), and
+// async for 27 points, whose temporal queues spill; temporal asked for without --depth runs at
+// depth 2 there.
+TEST(HeatTemporal, DefaultKernelAndDepthFollowTheStencil) {
+    REQUIRE_GPU();
+    const int n = 104;  // 1.1 million cells: past the size under which naive is the default
+    auto info = [&](HeatStencil s, const char* kernel) {
+        return make_heat_engine<float>(Backend::cuda, HeatParams::make(n, s), nullptr, EngineOptions{kernel})
+            ->kernel_info();
+    };
+    const KernelInfo p7 = info(HeatStencil::p7, ""), p19 = info(HeatStencil::p19, ""),
+                     p27 = info(HeatStencil::p27, ""), p27t = info(HeatStencil::p27, "temporal");
+    EXPECT_EQ(p7.name, "temporal");
+    EXPECT_EQ(p7.depth, 4);
+    EXPECT_EQ(p19.name, "temporal");
+    EXPECT_EQ(p19.depth, 2);
+    EXPECT_EQ(p27.name, "async");
+    EXPECT_EQ(p27.depth, 1);
+    EXPECT_EQ(p27t.depth, 2);
+}
+
 // The same per-cell arithmetic as the single-sweep kernels: bitwise equal to `planes`.
 TEST(HeatTemporal, BitwiseEqualToPlanes) {
     REQUIRE_GPU();
