@@ -36,7 +36,8 @@ constexpr int kDefaultPlanesAsync3d = 16;
 //   (fp32 725 / 718 / 586 GCells/s);
 // - heat 19pt and 27pt, whose queues hold three sums per cell (3 repeats, 128 planes): depth 2.
 //   19pt fp32 501 GCells/s at depth 2 against 272 / 352 / 261 at 1 / 3 / 4 (async 321); 27pt
-//   fp32 279 against 273 / 152 / 64 (async 322), whose queues spill from depth 3 on.
+//   fp32 279 against 273 / 152 / 64 (async 322): its queues spill about 120 bytes per thread
+//   at depth 2 and 340 at depth 3.
 constexpr int kDefaultDepth2d = 4, kDefaultDepth3dStar = 4, kDefaultDepth3dBox = 2;
 
 // Raises a kernel's dynamic shared-memory limit to `Bytes`, once: past 48 KB needs the opt-in.
