@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
@@ -173,8 +174,8 @@ TEST(Temporal, DepthOutsideItsRangeOrOnAnotherKernelIsAClearError) {
 // heat3d's temporal kernel: several depths, z-chunks shorter than the grid (the chunks' extra
 // planes at both ends) and the default, step counts no depth divides, a grid no tile divides.
 template <class T>
-void heat_temporal_matches_cpu(HeatStencil s, int depth, int chunk) {
-    const HeatParams p = HeatParams::make_box(71, 45, 37, s);
+void heat_temporal_matches_cpu(HeatStencil s, int depth, int chunk, int nx = 71) {
+    const HeatParams p = HeatParams::make_box(nx, 45, 37, s);
     HostField<T> init(p.extent());
     test::fill_random(init, 60 + depth);
     test::zero_ghosts(init);
@@ -185,7 +186,7 @@ void heat_temporal_matches_cpu(HeatStencil s, int depth, int chunk) {
     cpu->advance(steps);
     gpu->advance(steps);
     EXPECT_LE(max_relative_error(gpu->field(), cpu->field()), tolerance<T>())
-        << to_string(s) << " depth " << depth << ", chunk " << chunk << ", " << steps << " steps";
+        << to_string(s) << " depth " << depth << ", chunk " << chunk << ", " << steps << " steps, nx " << nx;
 }
 
 TEST(HeatTemporal, MatchesReferenceAtEveryDepthFp64) {
@@ -197,6 +198,14 @@ TEST(HeatTemporal, MatchesReferenceAtEveryDepthFp32) {
     REQUIRE_GPU();
     for (int depth = 1; depth <= 8; ++depth) heat_temporal_matches_cpu<float>(HeatStencil::p7, depth, depth % 2 ? 0 : 8);
     for (int depth : {2, 4}) heat_temporal_matches_cpu<float>(HeatStencil::p19, depth, 16);
+}
+
+// In fp32 a width that is a multiple of a thread's 4 cells runs the 7-point kernel whose boundary
+// masks are one predicate per thread (depth 1 to 4): the same checks.
+TEST(HeatTemporal, WholeThreadColumnsMatchTheReference) {
+    REQUIRE_GPU();
+    for (int depth = 1; depth <= 4; ++depth)
+        heat_temporal_matches_cpu<float>(HeatStencil::p7, depth, depth % 2 ? 0 : 8, 72);
 }
 
 // Without --kernel a large heat3d grid runs temporal at depth 4 (7 points) or 2 (19 points), and
@@ -221,10 +230,11 @@ TEST(HeatTemporal, DefaultKernelAndDepthFollowTheStencil) {
 }
 
 // The same per-cell arithmetic as the single-sweep kernels: bitwise equal to `planes`.
+// Widths 90 and 92: the 7-point kernel with masks per cell and with one per thread (fp32).
 TEST(HeatTemporal, BitwiseEqualToPlanes) {
     REQUIRE_GPU();
-    for (HeatStencil s : {HeatStencil::p7, HeatStencil::p27}) {
-        const HeatParams p = HeatParams::make_box(90, 61, 40, s);
+    for (auto [s, nx] : {std::pair{HeatStencil::p7, 90}, {HeatStencil::p7, 92}, {HeatStencil::p27, 90}}) {
+        const HeatParams p = HeatParams::make_box(nx, 61, 40, s);
         HostField<float> init(p.extent());
         test::fill_random(init, 70);
         test::zero_ghosts(init);
@@ -233,7 +243,7 @@ TEST(HeatTemporal, BitwiseEqualToPlanes) {
         planes->advance(23);
         temporal->advance(23);
         const auto a = planes->field(), b = temporal->field();
-        EXPECT_TRUE(test::bitwise_equal(a, b)) << to_string(s) << " " << max_relative_error(b, a);
+        EXPECT_TRUE(test::bitwise_equal(a, b)) << to_string(s) << " nx " << nx << " " << max_relative_error(b, a);
     }
 }
 

@@ -64,7 +64,9 @@ __device__ __forceinline__ void sts16(unsigned a, const Vec& v) {
 template <class T, int BY>
 using TemporalTile3d = TemporalTile<T, 64 / (16 / int(sizeof(T))), BY, 1>;
 
-template <class Model, int BY, int K, int S, int MinBlocks>
+// Whole: the domain's width is a multiple of V, so each thread's V cells lie all in or all out of
+// the domain's columns and one predicate per level masks them, instead of a bit test per cell.
+template <class Model, int BY, int K, int S, int MinBlocks, bool Whole>
 __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>::BX* BY, MinBlocks)
     temporal3d(const Model m, const typename Model::Fields rd, const typename Model::Fields wr,
                const DevGrid g, const int zchunk) {
@@ -171,12 +173,13 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                 w[r][V + 1] = __shfl_down_sync(~0u, w[r][1], 1, BX);
             }
             const bool in_z = in_y && unsigned(p) < unsigned(g.nz);
+            const bool keep = in_z && (!Whole || in_x != 0);  // Whole: in_x is 0 or all V bits
             Vec nxt;
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const Sums above = m.plane_sums([&](int di, int dj) { return w[dj + 1][v + 1 + di]; });
                 const T val = m.finish(at[l][v], pend[l][v], above);
-                nxt.v[v] = in_z && (in_x >> v & 1) ? val : T(0);
+                nxt.v[v] = keep && (Whole || (in_x >> v & 1)) ? val : T(0);
                 pend[l][v] = m.partial(at[l][v], above);
                 at[l][v] = above;
             }
@@ -187,7 +190,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                     *reinterpret_cast<Vec*>(levels + l * CELLS + own) = nxt;
             } else if (store_xy && p >= z0 && p < z1) {
                 T* const dst = wr.out + std::int64_t(p) * g.plane + row + x;
-                if (in_x == (1u << V) - 1) {
+                if (Whole || in_x == (1u << V) - 1) {
                     *reinterpret_cast<Vec*>(dst) = nxt;
                 } else {
 #pragma unroll
