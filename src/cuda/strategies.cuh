@@ -306,14 +306,19 @@ std::vector<Strategy<Model>> strategies() {
                    launch_rows2d<Model, 128, 2>, launch_rows2d<Model, 128, 4>};
         for (std::size_t i = 0; i < kernels.size(); ++i)
             out.push_back({std::string(kStrategies2d[i].name), kernels[i], kStrategies2d[i].chunked});
-        // 64 x 64-cell tiles. fp32: 512 threads of 2 rows x 4 cells, two blocks per SM, one tile
-        // per block; fp64: 1024 threads of 2 rows x 2 cells, one block per SM, persistent.
-        // Measured on an H100 at 8192^2 (depth 4 and 6): fp32 persistent was 10% slower (447
-        // against 494 GCells/s at depth 4), as were persistent 64 x 128 and 128 x 64 tiles of 1024
-        // threads (445-474); fp64 gained 15% from persistence (198 -> 227), whose 512-thread
-        // blocks of 2 x 4 cells spill and cannot hold two tiles and their staging per SM.
+        // 64 x 64-cell tiles. fp32: 256 threads of 4 rows x 4 cells (77 registers), three blocks
+        // per SM, one tile per block; fp64: 1024 threads of 2 rows x 2 cells, one block per SM,
+        // persistent. Measured on an H100 at 8192^2, depth 4, GCells/s: fp32 with 512 threads of
+        // 2 rows x 4 cells (two blocks per SM) 494, with 4 rows 533-536 (a quarter of the shared-
+        // memory rows and shuffles per cell, more independent cells per thread); four blocks of
+        // 64 registers spill and ran 529-542; 64 x 80, 64 x 96 and 64 x 128 tiles (two or one
+        // blocks per SM) 390-517, 8 rows per thread (114 registers) 419-504; persistent fp32
+        // blocks 430-455. fp64 gained 15% from persistence (198 -> 227), whose 512-thread blocks
+        // of 2 x 4 cells spill and cannot hold two tiles and their staging per SM. (fp64 with 4
+        // rows x 2 cells, 512 threads, two blocks per SM: 233 against 224 in one run, with 60
+        // bytes of spills; not yet taken.)
         if constexpr (sizeof(typename Model::value_type) == 4)
-            out.push_back(temporal_strategy<Model, 16, 32, 2, 2, false>(kStrategies2d[5].name));
+            out.push_back(temporal_strategy<Model, 16, 16, 4, 2, false>(kStrategies2d[5].name));
         else
             out.push_back(temporal_strategy<Model, 32, 32, 2, 1, true>(kStrategies2d[5].name));
     } else {
