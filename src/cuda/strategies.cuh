@@ -243,8 +243,8 @@ struct Temporal3dLaunch {
 // Calls f(Temporal3dLaunch<...>{}) for the kernel that runs `depth` on g. In fp32, where the
 // domain's width is a multiple of a thread's 4 cells, star stencils up to depth 4 take the kernel
 // whose masks are one predicate per thread (Whole) instead of a bit test per cell: 64 fewer
-// instructions in the depth-4 kernel, and on an H100 at 512^3 809 -> 837 GCells/s at depth 4,
-// 763 -> 835 at depth 3. In fp64 (2 cells per thread) it was slower, 412 -> 397 at depth 4 (Nsight
+// instructions in the depth-4 kernel, and on an H100 at 512^3 809 -> 836 GCells/s at depth 4,
+// 763 -> 844 at depth 3. In fp64 (2 cells per thread) it was slower, 412 -> 397 at depth 4 (Nsight
 // Compute: more stalls on shared-memory results), so fp64 keeps the bit tests. Past depth 4 and
 // for box stencils there are no registers for it.
 template <class Model, int BY, int S, int MinBlocks, int... Ks, class F>

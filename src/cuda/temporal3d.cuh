@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     // Rows paired from both ends of the tile (TemporalTile::row0) in fp32, whose warps hold two
     // rows, from depth 4: measured on an H100 at 512^3, heat 7pt depth 4, 896 against 836 GCells/s;
     // at depth 3 it was 3% slower (819 against 844), 19pt at depth 2 1.4%, and in fp64, where it
-    // only reorders the warps, 1-2%.
+    // only reorders the warps, about 1%.
     constexpr bool pair = BX < 32 && K >= 4;
     const int sx = threadIdx.x * V, sy = Tile::template row0<pair>(threadIdx.y);
     const int x = blockIdx.x * Tile::out_w(K) - MX + sx, y = blockIdx.y * Tile::out_h(K) - K + sy;
