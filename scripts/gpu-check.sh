@@ -31,6 +31,9 @@ if want bench; then
   }
   $build/strata probe | tee -a "$out/bench.txt"
   echo | tee -a "$out/bench.txt"
+  echo "\$ strata-patterns" | tee -a "$out/bench.txt"
+  $build/strata-patterns | tee -a "$out/bench.txt"
+  echo | tee -a "$out/bench.txt"
   bench apf --precision fp32,fp64 --depth 2,4,8 --json "$json/apf.json"
   bench heat3d --stencil 7pt --precision fp32,fp64 --depth 2,3,4 --json "$json/heat-7pt.json"
   for s in 19pt 27pt; do

@@ -257,6 +257,101 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
         }
 }
 
+// cached: the grid swept in memory order, like a copy. A thread owns V consecutive cells of a row
+// (one 16-byte access) in ZC consecutive planes; a BX x BY block covers a (BX V) x BY x ZC brick,
+// and the blocks are numbered x fastest, then y, then z, so at any moment the running blocks
+// cover a few consecutive planes. Every neighbour comes through the caches: the rows y-1 and
+// y+1 from L1 (the block's other warps read them) or L2, the planes z-1 and z+ZC from L2 (the
+// blocks of the neighbouring bricks read them a moment apart), the x-neighbours from the next
+// lane by a shuffle (global memory at the warp's two ends). So device memory sees one read and
+// one write per cell, and all of it streams in address order. The 2.5D strategies' blocks each
+// walk their own chunk of planes, so the device reads and writes at as many places in memory as
+// blocks run, which an H100 serves more slowly: `strata-patterns` (bench/access_patterns.cu)
+// copies at 93% of cudaMemcpy's rate in their pattern at 64 planes per block, and runs a
+// 7-point stencil at 100% in this one. The ghost layer is zero and is never read (zero-filled
+// instead): its sectors would be a few percent of the reads. A thread
+// loads its ZC + 2 own vectors first, so that they are all in flight at once, then each plane's
+// neighbour rows; the plane sums of each plane are taken once (a star stencil takes only the
+// centers of the two end planes).
+template <class Model, int BX, int BY, int ZC, int V>
+__global__ void __launch_bounds__(BX* BY) cached3d(const Model m, const typename Model::Fields f, const DevGrid g) {
+    using T = typename Model::value_type;
+    using Sums = PlaneSums<T>;
+    using Vec = Lanes<T, V>;
+    static_assert(Model::zero_ghosts && V > 1, "zero ghosts, not read; 8- or 16-byte vectors");
+    static_assert(BX == 32, "a warp is one row of threads: the x-neighbours pass between its lanes");
+    const int lane = threadIdx.x, x0 = (blockIdx.x * BX + lane) * V, y = blockIdx.y * BY + threadIdx.y;
+    const int z0 = blockIdx.z * ZC;
+    // Threads past the grid's width read nothing: their zeros are at most the ghost column's.
+    const bool own_x = x0 < g.nx, left_x = x0 > 0 && x0 <= g.nx, right_x = x0 + V < g.nx;
+    auto row_at = [&](int z, int yy) {  // -1 where (z, yy) is a ghost row or past the grid
+        return unsigned(z) < unsigned(g.nz) && unsigned(yy) < unsigned(g.ny)
+                   ? std::int64_t(z) * g.plane + std::int64_t(yy) * g.pitch
+                   : std::int64_t(-1);
+    };
+    auto vec_at = [&](std::int64_t ro) {
+        return ro >= 0 && own_x ? *reinterpret_cast<const Vec*>(f.in + ro + x0) : Vec{};
+    };
+
+    Vec own[ZC + 2];  // row y of the planes z0-1 .. z0+ZC
+#pragma unroll
+    for (int q = 0; q < ZC + 2; ++q) own[q] = vec_at(row_at(z0 - 1 + q, y));
+
+    // Plane q's sums: the rows y-1 and y+1 where `edges`, the x-neighbours of the rows the stencil
+    // needs them for (all three for the box stencils, the middle one for the star).
+    auto plane = [&](int q, bool edges, Sums (&s)[V]) {
+        const int z = z0 - 1 + q;
+        T w[3][V + 2];
+#pragma unroll
+        for (int dj = 0; dj < 3; ++dj) {
+            if (dj != 1 && !edges) continue;
+            const std::int64_t ro = row_at(z, y + dj - 1);
+            const Vec mid = dj == 1 ? own[q] : vec_at(ro);
+#pragma unroll
+            for (int v = 0; v < V; ++v) w[dj][v + 1] = mid.v[v];
+            if (edges && (dj == 1 || !Model::star)) {
+                T left = __shfl_up_sync(~0u, mid.v[V - 1], 1), right = __shfl_down_sync(~0u, mid.v[0], 1);
+                if (lane == 0) left = ro >= 0 && left_x ? f.in[ro + x0 - 1] : T(0);
+                if (lane == BX - 1) right = ro >= 0 && right_x ? f.in[ro + x0 + V] : T(0);
+                w[dj][0] = left, w[dj][V + 1] = right;
+            } else {
+                w[dj][0] = w[dj][V + 1] = T(0);  // not read: a star stencil has no diagonal neighbour
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            s[v] = edges ? m.plane_sums([&](int di, int dj) { return w[dj + 1][v + 1 + di]; })
+                         : Sums{w[1][v + 1], T(0), T(0)};
+    };
+    // The end planes z0-1 and z0+ZC only feed the planes inside: a star stencil takes only their
+    // centers (update_planes reads below.center and above.center alone).
+    constexpr bool ends_need_edges = !Model::star;
+
+    Sums below[V], at[V], above[V];
+    plane(0, ends_need_edges, below);
+    plane(1, true, at);
+#pragma unroll
+    for (int k = 0; k < ZC; ++k) {
+        const int z = z0 + k;
+        plane(k + 2, k + 1 < ZC || ends_need_edges, above);
+        if (z < g.nz && y < g.ny) {
+            const std::int64_t c = std::int64_t(z) * g.plane + std::int64_t(y) * g.pitch + x0;
+            if (x0 + V <= g.nx) {
+                Vec out;
+#pragma unroll
+                for (int v = 0; v < V; ++v) out.v[v] = m.update_planes(below[v], at[v], above[v]);
+                *reinterpret_cast<Vec*>(f.out + c) = out;
+            } else {
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    if (x0 + v < g.nx) m.store_planes(below[v], at[v], above[v], m.load_point(f, c + v), f, c + v);
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < V; ++v) below[v] = at[v], at[v] = above[v];
+    }
+}
+
 // cp.async: copies global -> shared without passing through registers; completion is tracked
 // per thread in commit groups.
 template <int Bytes>
