@@ -19,17 +19,17 @@
 
 namespace {
 
-#define CHECK(call)                                                                                  \
-    do {                                                                                             \
-        const cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                                     \
+#define CHECK(call)                                                                                      \
+    do {                                                                                                 \
+        const cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                         \
             std::fprintf(stderr, "strata-patterns: %s failed at %s:%d: %s\n", #call, __FILE__, __LINE__, \
-                         cudaGetErrorString(e_));                                                    \
-            std::exit(1);                                                                            \
-        }                                                                                            \
+                         cudaGetErrorString(e_));                                                        \
+            std::exit(1);                                                                                \
+        }                                                                                                \
     } while (0)
 
-constexpr int kN = 512;                                  // cells per side
+constexpr int kN = 512;                                   // cells per side
 constexpr std::size_t kRow = kN / 4, kPlane = kN * kRow;  // float4 per row, per plane
 constexpr std::size_t kVecs = kN * kPlane;                // float4 per field
 
@@ -55,7 +55,8 @@ __global__ void copy_planes(const float4* __restrict__ a, float4* __restrict__ b
 
 // Block (32, BY): 4 cells along x and ZC planes per thread; zero outside the grid.
 template <int BY, int ZC>
-__global__ void __launch_bounds__(32 * BY) heat7_cached(const float4* __restrict__ a, float4* __restrict__ b, float w) {
+__global__ void __launch_bounds__(32 * BY)
+    heat7_cached(const float4* __restrict__ a, float4* __restrict__ b, float w) {
     const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * BY + threadIdx.y, z0 = blockIdx.z * ZC;
     auto at = [&](int yy, int zz) {
         return unsigned(yy) < unsigned(kN) && unsigned(zz) < unsigned(kN) ? a[zz * kPlane + yy * kRow + x]
@@ -96,7 +97,8 @@ int main() {
     CHECK(cudaEventCreate(&e1));
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("%s: 512^3 fp32, %zu MiB read + %zu MiB written per launch\n", prop.name, bytes >> 20, bytes >> 20);
+    std::printf("%s: 512^3 fp32, %zu MiB read + %zu MiB written per launch\n", prop.name, bytes >> 20,
+                bytes >> 20);
     std::printf("%-34s %10s %10s %8s\n", "pattern", "ms", "GB/s", "%memcpy");
     double memcpy_gbs = 0;
     auto time = [&](const char* name, auto launch) {  // launch(k): the k-th of 32, reading a or b
@@ -121,12 +123,15 @@ int main() {
     };
     auto src = [&](int k) { return k % 2 ? b : a; };
     auto dst = [&](int k) { return k % 2 ? a : b; };
-    time("cudaMemcpy", [&](int k) { CHECK(cudaMemcpyAsync(dst(k), src(k), bytes, cudaMemcpyDeviceToDevice)); });
+    time("cudaMemcpy",
+         [&](int k) { CHECK(cudaMemcpyAsync(dst(k), src(k), bytes, cudaMemcpyDeviceToDevice)); });
     time("copy, flat", [&](int k) { copy_flat<<<kVecs / 256, 256>>>(src(k), dst(k)); });
     for (int chunk : {32, 64, 128, 256}) {
         char name[64];
         std::snprintf(name, sizeof name, "copy, 2.5D, %d planes per block", chunk);
-        time(name, [&](int k) { copy_planes<<<(kN / 128) * (kN / 16) * (kN / chunk), dim3(32, 8)>>>(src(k), dst(k), chunk); });
+        time(name, [&](int k) {
+            copy_planes<<<(kN / 128) * (kN / 16) * (kN / chunk), dim3(32, 8)>>>(src(k), dst(k), chunk);
+        });
     }
     time("7-point, cached (32 x 4, 4 planes)", [&](int k) {
         heat7_cached<4, 4><<<dim3(kRow / 32, kN / 4, kN / 4), dim3(32, 4)>>>(src(k), dst(k), 0.1f);

@@ -49,11 +49,12 @@ std::string default_kernel(std::string_view model, std::int64_t cells, int point
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
-    if (model == "apf") return "temporal";  // depth 4: 2.7x (fp32) and 2.4x (fp64) the best single sweep, 8192^2
+    // apf 8192^2: temporal depth 4 is 2.98x (fp32) and 2.42x (fp64) the best single sweep.
+    if (model == "apf") return "temporal";
     if (model == "wave3d") return "async";  // 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%
-    // heat at 512^3: 7pt temporal depth 4 is 2.2x (fp32) and 2.3x (fp64) vec; 19pt temporal
-    // depth 2 is 1.6x / 1.5x async; 27pt temporal is slower than async at every depth (its
-    // register queues, three plane sums per cell and level, spill from depth 3 on).
+    // heat at 512^3: 7pt temporal depth 4 is 2.4x (fp32) and 2.3x (fp64) cached, the best single
+    // sweep; 19pt temporal depth 2 is 1.6x / 1.7x async; 27pt temporal is slower than async at
+    // every depth (its register queues, three plane sums per cell and level, spill from depth 2 on).
     return points == 27 ? "async" : "temporal";
 }
 

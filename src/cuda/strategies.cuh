@@ -147,8 +147,8 @@ template <class Model, int BY, int ZC>
 void launch_cached3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                      cudaStream_t s) {
     constexpr int V = 16 / sizeof(typename Model::value_type), BX = 32;
-    cached3d<Model, BX, BY, ZC, V><<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.nz, ZC)),
-                                      dim3(BX, BY), 0, s>>>(m, f, g);
+    const dim3 grid(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.nz, ZC));
+    cached3d<Model, BX, BY, ZC, V><<<grid, dim3(BX, BY), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 

@@ -266,15 +266,16 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 // lane by a shuffle (global memory at the warp's two ends). So device memory sees one read and
 // one write per cell, and all of it streams in address order. The 2.5D strategies' blocks each
 // walk their own chunk of planes, so the device reads and writes at as many places in memory as
-// blocks run, which an H100 serves more slowly: `strata-patterns` (bench/access_patterns.cu)
-// copies at 93% of cudaMemcpy's rate in their pattern at 64 planes per block, and runs a
-// 7-point stencil at 100% in this one. The ghost layer is zero and is never read (zero-filled
-// instead): its sectors would be a few percent of the reads. A thread
+// blocks run, which an H100 serves more slowly: there `strata-patterns` (bench/access_patterns.cu)
+// copies in their pattern at 93.5-96.1% of cudaMemcpy's rate (32 to 256 planes per block), and
+// in address order at 100.7%. The ghost layer is zero and is never read (zero-filled instead):
+// its sectors would be a few percent of the reads. A thread
 // loads its ZC + 2 own vectors first, so that they are all in flight at once, then each plane's
 // neighbour rows; the plane sums of each plane are taken once (a star stencil takes only the
 // centers of the two end planes).
 template <class Model, int BX, int BY, int ZC, int V>
-__global__ void __launch_bounds__(BX* BY) cached3d(const Model m, const typename Model::Fields f, const DevGrid g) {
+__global__ void __launch_bounds__(BX* BY)
+    cached3d(const Model m, const typename Model::Fields f, const DevGrid g) {
     using T = typename Model::value_type;
     using Sums = PlaneSums<T>;
     using Vec = Lanes<T, V>;
@@ -344,7 +345,8 @@ __global__ void __launch_bounds__(BX* BY) cached3d(const Model m, const typename
             } else {
 #pragma unroll
                 for (int v = 0; v < V; ++v)
-                    if (x0 + v < g.nx) m.store_planes(below[v], at[v], above[v], m.load_point(f, c + v), f, c + v);
+                    if (x0 + v < g.nx)
+                        m.store_planes(below[v], at[v], above[v], m.load_point(f, c + v), f, c + v);
             }
         }
 #pragma unroll

@@ -28,7 +28,8 @@ inline constexpr std::array<StrategyDoc, 9> kStrategies3d{{
     {"multi4", "2.5D, 4 cells per thread along y (32x32 tiles)", true},
     {"vec", "2.5D, 16-byte accesses: 4 (fp32) or 2 (fp64) cells along x, 2 along y per thread", true},
     {"async", "vec with cp.async: planes copied straight to a 4-stage shared-memory ring, 3 ahead", true},
-    {"cached", "in memory order like a copy, 16-byte accesses, 4 (fp32) or 3 (fp64) planes per thread, neighbours from L1/L2"},
+    {"cached", "in memory order like a copy: 16-byte accesses, 4 (fp32) or 3 (fp64) planes per thread, "
+               "neighbours from L1/L2"},
     {"temporal", "--depth K steps per pass: 64x32 overlapped tiles stream along z, K levels pipelined", true},
 }};
 
