@@ -136,8 +136,8 @@ TEST(Temporal, BitwiseEqualToPlanes) {
     temporal_equals_planes<float>(ApfParams::for_mesh(200, 97), 50, 23);
     temporal_equals_planes<double>(ApfParams::for_mesh(200, 97), 50, 23);
 }
-// A grid of many more tiles than the device holds blocks (fp64's temporal blocks are persistent:
-// each advances several tiles, copying in the next while it computes one), 9 steps at depth 4.
+// A grid of many more tiles than the device holds blocks at once (several waves of blocks), 9
+// steps at depth 4.
 TEST(Temporal, BitwiseEqualToPlanesOnManyTiles) {
     REQUIRE_GPU();
     const ApfParams p = ApfParams::for_mesh(1300, 900);  // 408 tiles of 56 x 56 output cells

@@ -166,17 +166,16 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
-template <class Model, int BX, int BY, int CY, int MinBlocks, bool Persistent>
+template <class Model, int BX, int BY, int CY, int MinBlocks>
 void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                        const DevGrid& g, int depth, const LaunchKnobs&, cudaStream_t s) {
     using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
     const int tiles_x = int(blocks_for(g.nx, Tile::out_w(depth)));
     const int tiles = tiles_x * int(blocks_for(g.ny, Tile::out_h(depth)));
-    constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY, Persistent>();
-    constexpr auto kernel = temporal2d<Model, BX, BY, CY, MinBlocks, Persistent>;
+    constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY>();
+    constexpr auto kernel = temporal2d<Model, BX, BY, CY, MinBlocks>;
     allow_dynamic_smem<kernel, smem>();
-    const int blocks = Persistent ? std::min(tiles, resident_blocks<kernel>(BX * BY, smem)) : tiles;
-    kernel<<<blocks, dim3(BX, BY), smem, s>>>(m, rd, wr, g, depth, tiles_x, tiles);
+    kernel<<<tiles, dim3(BX, BY), smem, s>>>(m, rd, wr, g, depth, tiles_x);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 template <class Model, int BX, int BY, int CY>
@@ -188,10 +187,10 @@ double temporal2d_bytes(const DevGrid& g, int depth, const LaunchKnobs&) {
     return (read + written) / (double(g.nx) * g.ny * depth);
 }
 
-template <class Model, int BX, int BY, int CY, int MinBlocks, bool Persistent>
+template <class Model, int BX, int BY, int CY, int MinBlocks>
 Strategy<Model> temporal_strategy(std::string_view name) {
     Strategy<Model> t{std::string(name)};
-    t.fused = launch_temporal2d<Model, BX, BY, CY, MinBlocks, Persistent>;
+    t.fused = launch_temporal2d<Model, BX, BY, CY, MinBlocks>;
     t.fused_bytes = temporal2d_bytes<Model, BX, BY, CY>;
     t.max_depth = TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth;
     t.default_depth = kDefaultDepth2d;
@@ -315,21 +314,22 @@ std::vector<Strategy<Model>> strategies() {
                    launch_rows2d<Model, 128, 2>, launch_rows2d<Model, 128, 4>};
         for (std::size_t i = 0; i < kernels.size(); ++i)
             out.push_back({std::string(kStrategies2d[i].name), kernels[i], kStrategies2d[i].chunked});
-        // 64 x 64-cell tiles. fp32: 256 threads of 4 rows x 4 cells (77 registers), three blocks
-        // per SM, one tile per block; fp64: 1024 threads of 2 rows x 2 cells, one block per SM,
-        // persistent. Measured on an H100 at 8192^2, depth 4, GCells/s: fp32 with 512 threads of
-        // 2 rows x 4 cells (two blocks per SM) 494, with 4 rows 533-536 (a quarter of the shared-
-        // memory rows and shuffles per cell, more independent cells per thread); four blocks of
-        // 64 registers spill and ran 529-542; 64 x 80, 64 x 96 and 64 x 128 tiles (two or one
-        // blocks per SM) 390-517, 8 rows per thread (114 registers) 419-504; persistent fp32
-        // blocks 430-455. fp64 gained 15% from persistence (198 -> 227), whose 512-thread blocks
-        // of 2 x 4 cells spill and cannot hold two tiles and their staging per SM. (fp64 with 4
-        // rows x 2 cells, 512 threads, two blocks per SM: 233 against 224 in one run, with 60
-        // bytes of spills; not yet taken.)
+        // 64 x 64-cell tiles, one per block, 4 rows per thread: fp32 256 threads of 4 cells (77
+        // registers, three blocks per SM), fp64 512 threads of 2 cells (64 registers, 60 bytes of
+        // spills, two blocks per SM). Measured on an H100 at 8192^2, depth 4, GCells/s: fp32 with
+        // 512 threads of 2 rows x 4 cells (two blocks per SM) 494, with 4 rows 533-536 (a quarter
+        // of the shared-memory rows and shuffles per cell, more independent cells per thread);
+        // four blocks of 64 registers spill and ran 529-542; 64 x 80, 64 x 96 and 64 x 128 tiles
+        // (two or one blocks per SM) 390-517, 8 rows per thread (114 registers) 419-504;
+        // persistent fp32 blocks 430-455. fp64, same machine, alternating: 2 rows x 2 cells, 1024
+        // threads, one persistent block per SM (copying its next tile in with cp.async while it
+        // advanced one) 223.5-224.3; 4 rows x 2 cells 235.1-239.8 (and 219 against 208 at depth
+        // 8); the same persistent 190.3; 8 rows x 2 cells, 256 threads (126 registers) 235.7 (205
+        // at depth 8); 4 rows, 512 threads, one block per SM (84 registers, no spill) 190.7.
         if constexpr (sizeof(typename Model::value_type) == 4)
-            out.push_back(temporal_strategy<Model, 16, 16, 4, 2, false>(kStrategies2d[5].name));
+            out.push_back(temporal_strategy<Model, 16, 16, 4, 2>(kStrategies2d[5].name));
         else
-            out.push_back(temporal_strategy<Model, 32, 32, 2, 1, true>(kStrategies2d[5].name));
+            out.push_back(temporal_strategy<Model, 32, 16, 4, 2>(kStrategies2d[5].name));
     } else {
         // Two planes in flight (D) keep enough bytes in flight per SM. Box stencils keep three
         // plane sums per cell instead of one, so their wide variants keep one plane in flight, or

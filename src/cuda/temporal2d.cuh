@@ -117,17 +117,12 @@ __device__ __forceinline__ void temporal2d_steps(
 
 // `rd` supplies the old state (in, and the pointwise state), `wr` receives the new one (out, and
 // the pointwise state): the two must not alias, since neighbouring tiles read what this one
-// overwrites. Tiles are numbered row-major over tiles_x tile columns. Without `Persistent`, block
-// t advances tile t, loading it straight into registers. With it, block b advances tiles b,
-// b + gridDim.x, ... and copies the next one's state into a staging area with cp.async while it
-// advances the current one: a block that loads its tile and then computes leaves its SM idle for
-// a memory round trip per tile unless another block fills it, which is what one block per SM
-// (fp64's shape) lacks. Dynamic shared memory: two TW x TH tiles, and the staging of both fields
-// when persistent.
-template <class Model, int BX, int BY, int CY, int MinBlocks, bool Persistent>
+// overwrites. Tiles are numbered row-major over tiles_x tile columns; block t advances tile t,
+// loading it straight into registers. Dynamic shared memory: two TW x TH tiles.
+template <class Model, int BX, int BY, int CY, int MinBlocks>
 __global__ void __launch_bounds__(BX* BY, MinBlocks)
     temporal2d(const Model m, const typename Model::Fields rd, const typename Model::Fields wr,
-               const DevGrid g, const int depth, const int tiles_x, const int tiles) {
+               const DevGrid g, const int depth, const int tiles_x) {
     using T = typename Model::value_type;
     using P = typename Model::Point;
     using Tile = TemporalTile<T, BX, BY, CY>;
@@ -137,8 +132,6 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* const tiles_a = reinterpret_cast<T*>(smem_raw);
     T* const tiles_b = tiles_a + CELLS;
-    T* const stage_e = tiles_b + CELLS;
-    P* const stage_p = reinterpret_cast<P*>(stage_e + CELLS);
     const int mx = Tile::margin_x(depth);
     const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
 
@@ -160,18 +153,6 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
         int x0, y0;
         origin(t, x0, y0);
         return g.at(min(max(x0 + sx, 0), (g.nx - 1) / V * V), min(max(y0 + row0 + j, 0), g.ny - 1));
-    };
-    auto fetch = [&](int t) {  // tile t into the staging area (persistent blocks)
-        if (t < tiles) {
-#pragma unroll
-            for (int j = 0; j < CY; ++j) {
-                const std::int64_t c = source(t, j);
-                const int o = (row0 + j) * TW + sx;
-                cp_async<16>(stage_e + o, rd.in + c);
-                cp_async<16>(stage_p + o, m.points(rd) + c);
-            }
-        }
-        cp_async_commit();
     };
     // Tile t from its state in registers: `depth` steps, then the exact cells out. Its first and
     // last own rows must be in tiles_a, and a barrier passed since.
@@ -201,40 +182,22 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     };
 
     Vec ev[CY], p[CY];
-    if constexpr (!Persistent) {
-        const int t = blockIdx.x;
+    const int t = blockIdx.x;
 #pragma unroll
-        for (int j = 0; j < CY; ++j) {
-            const std::int64_t c = source(t, j);
-            ev[j] = *reinterpret_cast<const Vec*>(rd.in + c);
-            p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
-            if (j == 0 || j == CY - 1) *reinterpret_cast<Vec*>(tiles_a + (row0 + j) * TW + sx) = ev[j];
-        }
-        __syncthreads();
-        advance(t, ev, p);
-    } else {
-        fetch(blockIdx.x);
-        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-            cp_async_wait<0>();
-            __syncthreads();  // tile t is staged (and the last tile's steps are over)
-#pragma unroll
-            for (int j = 0; j < CY; ++j) {
-                const int o = (row0 + j) * TW + sx;
-                ev[j] = *reinterpret_cast<const Vec*>(stage_e + o);
-                p[j] = *reinterpret_cast<const Vec*>(stage_p + o);
-                if (j == 0 || j == CY - 1) *reinterpret_cast<Vec*>(tiles_a + o) = ev[j];
-            }
-            __syncthreads();  // the staging area is free, and the first and last rows are in place
-            fetch(t + gridDim.x);
-            advance(t, ev, p);
-        }
+    for (int j = 0; j < CY; ++j) {
+        const std::int64_t c = source(t, j);
+        ev[j] = *reinterpret_cast<const Vec*>(rd.in + c);
+        p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
+        if (j == 0 || j == CY - 1) *reinterpret_cast<Vec*>(tiles_a + (row0 + j) * TW + sx) = ev[j];
     }
+    __syncthreads();
+    advance(t, ev, p);
 }
 
-template <class Model, int BX, int BY, int CY, bool Persistent>
+template <class Model, int BX, int BY, int CY>
 constexpr std::size_t temporal2d_smem_bytes() {
     using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
-    return (Persistent ? 4 : 2) * std::size_t(Tile::CELLS) * sizeof(typename Model::value_type);
+    return 2 * std::size_t(Tile::CELLS) * sizeof(typename Model::value_type);
 }
 
 }  // namespace strata::cuda
