@@ -321,11 +321,12 @@ std::vector<Strategy<Model>> strategies() {
         // of the shared-memory rows and shuffles per cell, more independent cells per thread);
         // four blocks of 64 registers spill and ran 529-542; 64 x 80, 64 x 96 and 64 x 128 tiles
         // (two or one blocks per SM) 390-517, 8 rows per thread (114 registers) 419-504;
-        // persistent fp32 blocks 430-455. fp64, same machine, alternating: 2 rows x 2 cells, 1024
-        // threads, one persistent block per SM (copying its next tile in with cp.async while it
-        // advanced one) 223.5-224.3; 4 rows x 2 cells 235.1-239.8 (and 219 against 208 at depth
-        // 8); the same persistent 190.3; 8 rows x 2 cells, 256 threads (126 registers) 235.7 (205
-        // at depth 8); 4 rows, 512 threads, one block per SM (84 registers, no spill) 190.7.
+        // persistent fp32 blocks 430-455. fp64, on two machines, alternating the builds: 2 rows x
+        // 2 cells, 1024 threads, one persistent block per SM (copying its next tile in with
+        // cp.async while it advanced one) 223.5-224.3; 4 rows x 2 cells 235.1-239.8 (and 219
+        // against 208 at depth 8); the same persistent 190.3; 8 rows x 2 cells, 256 threads (126
+        // registers) 235.7 (205 at depth 8); 4 rows, 512 threads, one block per SM (84 registers,
+        // no spill) 190.7.
         if constexpr (sizeof(typename Model::value_type) == 4)
             out.push_back(temporal_strategy<Model, 16, 16, 4, 2>(kStrategies2d[5].name));
         else

@@ -269,10 +269,9 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 // blocks run, which an H100 serves more slowly: there `strata-patterns` (bench/access_patterns.cu)
 // copies in their pattern at 93.5-96.1% of cudaMemcpy's rate (32 to 256 planes per block), and
 // in address order at 100.7%. The ghost layer is zero and is never read (zero-filled instead):
-// its sectors would be a few percent of the reads. A thread
-// loads its ZC + 2 own vectors first, so that they are all in flight at once, then each plane's
-// neighbour rows; the plane sums of each plane are taken once (a star stencil takes only the
-// centers of the two end planes).
+// its sectors would be a few percent of the reads. A thread loads its ZC + 2 own vectors first,
+// so that they are all in flight at once, then each plane's neighbour rows; the plane sums of
+// each plane are taken once (a star stencil takes only the centers of the two end planes).
 template <class Model, int BX, int BY, int ZC, int V>
 __global__ void __launch_bounds__(BX* BY)
     cached3d(const Model m, const typename Model::Fields f, const DevGrid g) {
