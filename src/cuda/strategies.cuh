@@ -143,10 +143,9 @@ void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevG
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
-template <class Model, int BY, int ZC>
+template <class Model, int BX, int BY, int ZC, int V>
 void launch_cached3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                      cudaStream_t s) {
-    constexpr int V = 16 / sizeof(typename Model::value_type), BX = 32;
     const dim3 grid(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.nz, ZC));
     cached3d<Model, BX, BY, ZC, V><<<grid, dim3(BX, BY), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
@@ -347,7 +346,7 @@ std::vector<Strategy<Model>> strategies() {
         kernels = {launch_naive3d<Model, 32, 4, 2>,        launch_smem3d<Model, 32, 4, 4>,
                    launch_planes3d<Model, 32, 8, 1, 1, 2>, launch_planes3d<Model, 32, 8, 2, 1, 2>,
                    launch_planes3d<Model, 32, 8, 4, 1, D>, launch_planes3d<Model, 32, 8, 2, V, D>,
-                   launch_async3d<Model, 32, 8, 2, V, 4>,  launch_cached3d<Model, 4, ZC>};
+                   launch_async3d<Model, 32, 8, 2, V, 4>,  launch_cached3d<Model, 32, 4, ZC, V>};
         for (std::size_t i = 0; i < kernels.size(); ++i)
             out.push_back({std::string(kStrategies3d[i].name), kernels[i], kStrategies3d[i].chunked});
         // 64 x 32-cell tiles, a 4-stage ring; fp32 two blocks of 512 threads per SM, fp64 one of
