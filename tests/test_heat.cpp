@@ -5,6 +5,7 @@
 
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
+#include "strata/models/heat3d.hpp"
 #include "strata/run.hpp"
 #include "test_util.hpp"
 
@@ -20,9 +21,9 @@ TEST_P(HeatStencils, ErrorShrinksAtSecondOrder) {
     for (int level = 0; level < 2; ++level) {
         const HeatParams p = HeatParams::make(sizes[level], GetParam());
         const std::int64_t steps = 40 << (2 * level);  // the same simulated time at both levels
-        auto e = make_heat_engine<double>(Backend::omp, p, nullptr);
+        auto e = make_engine<double>(Heat3dProblem(p), Backend::omp);
         e->advance(steps);
-        err[level] = e->max_error(double(steps) * p.dt);
+        err[level] = e->observables()["max_error"];  // at t = steps dt
     }
     const double order = std::log2(err[0] / err[1]);
     EXPECT_GT(order, 1.9) << "errors " << err[0] << " " << err[1];
@@ -34,20 +35,21 @@ TEST_P(HeatStencils, OmpEqualsCpuBitwise) {
     HostField<double> u(p.extent());
     test::fill_random(u, 11);
     test::zero_ghosts(u);  // Dirichlet
-    auto cpu = make_heat_engine<double>(Backend::cpu, p, &u);
-    auto omp = make_heat_engine<double>(Backend::omp, p, &u);
+    const State<double> init = test::state<double>({{"u", u}});
+    auto cpu = make_engine<double>(Heat3dProblem(p), Backend::cpu, {}, &init);
+    auto omp = make_engine<double>(Heat3dProblem(p), Backend::omp, {}, &init);
     cpu->advance(9);
     omp->advance(9);
-    EXPECT_TRUE(test::bitwise_equal(cpu->field(), omp->field()));
+    EXPECT_TRUE(test::bitwise_equal(cpu->field("u"), omp->field("u")));
 }
 
 TEST_P(HeatStencils, Fp32StaysWithinToleranceOfFp64) {
     const HeatParams p = HeatParams::make(24, GetParam());
-    auto e64 = make_heat_engine<double>(Backend::omp, p, nullptr);
-    auto e32 = make_heat_engine<float>(Backend::omp, p, nullptr);
+    auto e64 = make_engine<double>(Heat3dProblem(p), Backend::omp);
+    auto e32 = make_engine<float>(Heat3dProblem(p), Backend::omp);
     e64->advance(50);
     e32->advance(50);
-    EXPECT_LT(test::relative_l2(e32->field(), e64->field()), 1e-5);
+    EXPECT_LT(test::relative_l2(e32->field("u"), e64->field("u")), 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStencils, HeatStencils,
@@ -66,11 +68,9 @@ TEST(Heat3D, StencilsAreExactOnQuadratics) {
 }
 
 TEST(Heat3D, ReportCarriesTheErrorAgainstTheExactSolution) {
-    HeatRunOptions o;
-    o.n = 16;
-    o.steps = 10;
+    const RunOptions o{"heat3d", {{"n", 16}, {"steps", 10}}};
     std::ostringstream out;
-    const auto r = run_heat3d(o, out);
+    const auto r = run(o, out);
     EXPECT_GT(r["max_error"].get<double>(), 0.0);
     EXPECT_LT(r["max_error"].get<double>(), 1e-2);
     EXPECT_NE(out.str().find("Max error vs exact"), std::string::npos);
@@ -78,10 +78,10 @@ TEST(Heat3D, ReportCarriesTheErrorAgainstTheExactSolution) {
 
 // The CPU backends have no kernel launch to shape: --chunk and --depth there are errors.
 TEST(Heat3D, LaunchKnobsOnTheCpuAreAClearError) {
-    const HeatParams p = HeatParams::make(8, HeatStencil::p7);
-    EXPECT_THROW(make_heat_engine<double>(Backend::cpu, p, nullptr, EngineOptions{"", true, 16}), UsageError);
-    EXPECT_THROW(make_heat_engine<double>(Backend::omp, p, nullptr, EngineOptions{"", true, 0, 4}), UsageError);
-    EXPECT_NO_THROW(make_heat_engine<double>(Backend::omp, p, nullptr, EngineOptions{}));
+    const Heat3dProblem p(HeatParams::make(8, HeatStencil::p7));
+    EXPECT_THROW(make_engine<double>(p, Backend::cpu, EngineOptions{"", true, 16}), UsageError);
+    EXPECT_THROW(make_engine<double>(p, Backend::omp, EngineOptions{"", true, 0, 4}), UsageError);
+    EXPECT_NO_THROW(make_engine<double>(p, Backend::omp, EngineOptions{}));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "strata/io/png.hpp"
 #include "strata/io/snapshot.hpp"
 #include "strata/io/vti.hpp"
+#include "strata/models/heat3d.hpp"
 #include "strata/run.hpp"
 #include "test_util.hpp"
 
@@ -193,7 +194,7 @@ TEST(SnapshotWriter, AnErrorOnAWriterThreadReachesTheCaller) {
 TEST(Checkpoint, RoundTripsHeaderAndFieldsBitwise) {
     TempDir dir;
     const ApfParams p = ApfParams::for_mesh(40, 27);
-    const auto f = test::random_apf_state<float>(p, 7);
+    const auto f = test::random_apf_fields<float>(p, 7);
     const io::CheckpointHeader h{
         "apf", Precision::fp32, p.n + 1, p.m + 1, 1, 1, 2, 123, 4.5, {{"dt", p.dt}, {"alpha", p.alpha}}};
     io::write_checkpoint<float>(dir / "c.ck", h, {{"E", &f.e}, {"R", &f.r}});
@@ -233,7 +234,7 @@ TEST(Checkpoint, RoundTripsArraysOfAnyLength) {
 TEST(Checkpoint, ReadsVersion1Files) {
     TempDir dir;
     const ApfParams p = ApfParams::for_mesh(30);
-    const auto f = test::random_apf_state<double>(p, 14);
+    const auto f = test::random_apf_fields<double>(p, 14);
     io::write_checkpoint<double>(dir / "v2.ck",
                                  {"apf", Precision::fp64, 31, 31, 1, 1, 2, 5, 0.1, {{"dt", p.dt}}},
                                  {{"E", &f.e}, {"R", &f.r}});
@@ -255,7 +256,7 @@ class CheckpointCorruption : public ::testing::Test {
 protected:
     void SetUp() override {
         const ApfParams p = ApfParams::for_mesh(30);
-        const auto f = test::random_apf_state<double>(p, 9);
+        const auto f = test::random_apf_fields<double>(p, 9);
         io::write_checkpoint<double>(dir / "good.ck",
                                      {"apf", Precision::fp64, 31, 31, 1, 1, 2, 5, 0.1, {{"dt", p.dt}}},
                                      {{"E", &f.e}, {"R", &f.r}});

@@ -11,6 +11,8 @@
 
 #include "strata/core/field_ops.hpp"
 #include "strata/engine.hpp"
+#include "strata/models/heat3d.hpp"
+#include "strata/models/wave3d.hpp"
 #include "strata/io/checkpoint.hpp"
 #include "strata/run.hpp"
 #include "test_util.hpp"
@@ -32,21 +34,19 @@ bool same_bits(const T* a, const std::vector<T>& b) {
 template <class T>
 void apf_snapshots_match_downloads() {
     const ApfParams p = ApfParams::for_mesh(300, 157);  // 301 x 158: no tile divides it
-    ApfFields<T> init{HostField<T>(p.extent()), HostField<T>(p.extent())};
-    test::fill_random(init.e, 41);
-    test::fill_random(init.r, 42, 0.0, 0.5);
-    auto a = make_apf_engine<T>(Backend::cuda, p, &init, EngineOptions{"", true, 0, 0, 2});
-    auto b = make_apf_engine<T>(Backend::cuda, p, &init, EngineOptions{"", true, 0, 0, 2});
+    const State<T> init = test::random_apf_state<T>(p, 41);
+    auto a = make_engine<T>(ApfProblem(p), Backend::cuda, EngineOptions{"", true, 0, 0, 2}, &init);
+    auto b = make_engine<T>(ApfProblem(p), Backend::cuda, EngineOptions{"", true, 0, 0, 2}, &init);
     for (int round = 0; round < 3; ++round) {
         a->advance(67);
-        auto first = a->snapshot();
+        auto first = a->snapshot("E");
         a->advance(130);  // queued behind the copy: must not change what it holds
-        auto second = a->snapshot();
+        auto second = a->snapshot("E");
         a->advance(3);
         b->advance(67);
-        const auto want_first = interior_values(b->fields().e);
+        const auto want_first = interior_values(test::apf_fields(*b).e);
         b->advance(130);
-        const auto want_second = interior_values(b->fields().e);
+        const auto want_second = interior_values(test::apf_fields(*b).e);
         b->advance(3);
         EXPECT_TRUE(same_bits(second->wait(), want_second)) << "round " << round;
         EXPECT_TRUE(same_bits(first->wait(), want_first)) << "round " << round;
@@ -67,48 +67,49 @@ TEST(CudaSnapshot, HeatAsyncCopyEqualsSynchronousDownload) {
     HostField<float> init(p.extent());
     test::fill_random(init, 43);
     test::zero_ghosts(init);
-    auto a = make_heat_engine<float>(Backend::cuda, p, &init, EngineOptions{"", true, 0, 0, 3});
-    auto b = make_heat_engine<float>(Backend::cuda, p, &init);
+    const auto init_state = test::state_of("u", init);
+    auto a = make_engine<float>(Heat3dProblem(p), Backend::cuda, EngineOptions{"", true, 0, 0, 3}, &init_state);
+    auto b = make_engine<float>(Heat3dProblem(p), Backend::cuda, {}, &init_state);
     a->advance(70);
-    auto copy = a->snapshot();
+    auto copy = a->snapshot("u");
     a->advance(65);  // odd: the buffers swap roles after the copy
     b->advance(70);
-    EXPECT_TRUE(same_bits(copy->wait(), interior_values(b->field())));
+    EXPECT_TRUE(same_bits(copy->wait(), interior_values(b->field("u"))));
     b->advance(65);
-    EXPECT_TRUE(same_bits(a->snapshot()->wait(), interior_values(b->field())));
+    EXPECT_TRUE(same_bits(a->snapshot("u")->wait(), interior_values(b->field("u"))));
 }
 
 TEST(CudaSnapshot, WaveAsyncCopyEqualsSynchronousDownload) {
     REQUIRE_GPU();
     const int nx = 67, ny = 45, nz = 33;
-    const std::vector<float> v = wave_velocity("1500", "", nx, ny, nz);
-    WaveProblem<float> p;
-    p.params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 5);
-    p.vdt2 = wave_vdt2<float>(p.params, v);
-    p.sources = {GridSource{{33, 22, 16}, 2000, 0.5}};
-    WaveState<float> init = WaveState<float>::at_rest(p.params.extent3());
-    test::fill_random(init.p, 44, -1, 1);
-    test::fill_random(init.prev, 45, -1, 1);
-    test::zero_ghosts(init.p);
-    test::zero_ghosts(init.prev);
-    auto a = make_wave_engine<float>(Backend::cuda, p, &init, EngineOptions{"", true, 0, 0, 3});
-    auto b = make_wave_engine<float>(Backend::cuda, p, &init);
+    std::vector<float> v = wave_velocity("1500", "", nx, ny, nz);
+    const WaveParams params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 5);
+    Wave3dProblem p(params, std::move(v));
+    p.sources = {PointSource{{33, 22, 16}, 2000, 0.5}};
+    HostField<float> u(params.extent3()), prev(params.extent3());
+    test::fill_random(u, 44, -1, 1);
+    test::fill_random(prev, 45, -1, 1);
+    test::zero_ghosts(u);
+    test::zero_ghosts(prev);
+    const State<float> init = test::state<float>({{"p", u}, {"prev", prev}});
+    auto a = make_engine<float>(p, Backend::cuda, EngineOptions{"", true, 0, 0, 3}, &init);
+    auto b = make_engine<float>(p, Backend::cuda, {}, &init);
     a->advance(70);
-    auto copy = a->snapshot();
+    auto copy = a->snapshot("p");
     a->advance(65);  // odd, graphs replayed: the buffers swap roles after the copy
     b->advance(70);
-    EXPECT_TRUE(same_bits(copy->wait(), interior_values(b->state().p)));
+    EXPECT_TRUE(same_bits(copy->wait(), interior_values(b->field("p"))));
     b->advance(65);
-    EXPECT_TRUE(same_bits(a->snapshot()->wait(), interior_values(b->state().p)));
+    EXPECT_TRUE(same_bits(a->snapshot("p")->wait(), interior_values(b->field("p"))));
 }
 
 TEST(CudaSnapshot, CopyOutlivesItsEngine) {
     REQUIRE_GPU();
     const ApfParams p = ApfParams::for_mesh(64);
-    auto a = make_apf_engine<float>(Backend::cuda, p, nullptr);
+    auto a = make_engine<float>(ApfProblem(p), Backend::cuda);
     a->advance(10);
-    const auto want = interior_values(a->fields().e);
-    auto copy = a->snapshot();
+    const auto want = interior_values(test::apf_fields(*a).e);
+    auto copy = a->snapshot("E");
     a.reset();
     EXPECT_TRUE(same_bits(copy->wait(), want));
 }

@@ -1,13 +1,18 @@
 #pragma once
-// Helpers shared by the tests: random (never constant) fields, poisoning, field comparison.
+// Helpers shared by the tests: random (never constant) fields, poisoning, field comparison, and
+// the states of the built-in models as the engines take them.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "strata/core/field.hpp"
 #include "strata/core/field_ops.hpp"
+#include "strata/engine.hpp"
 #include "strata/models/aliev_panfilov.hpp"
 
 namespace strata::test {
@@ -31,13 +36,41 @@ double relative_l2(const HostField<A>& a, const HostField<B>& b) {
     return std::sqrt(num / den);
 }
 
+// A state of named fields (a model's state fields, in any order) at a step.
+template <class T>
+State<T> state(std::vector<std::pair<std::string, HostField<T>>> fields, std::int64_t step = 0,
+               std::vector<std::pair<std::string, std::vector<T>>> arrays = {}) {
+    return State<T>{step, std::move(fields), std::move(arrays)};
+}
+
+// The state of a model with one state field.
+template <class T>
+State<T> state_of(const std::string& name, const HostField<T>& u) {
+    return state<T>({{name, u}});
+}
+
+// apf's two fields, as one engine holds them now.
+template <class T>
+struct ApfFields {
+    HostField<T> e, r;
+};
+template <class T>
+ApfFields<T> apf_fields(TypedEngine<T>& engine) {
+    return {engine.field("E"), engine.field("R")};
+}
+
 // A random apf state: E uniform in [0, 1), R in [0, 0.5).
 template <class T>
-ApfFields<T> random_apf_state(const ApfParams& p, std::uint32_t seed) {
+ApfFields<T> random_apf_fields(const ApfParams& p, std::uint32_t seed) {
     ApfFields<T> f{HostField<T>(p.extent()), HostField<T>(p.extent())};
     fill_random(f.e, seed);
     fill_random(f.r, seed + 1, 0.0, 0.5);
     return f;
+}
+template <class T>
+State<T> random_apf_state(const ApfParams& p, std::uint32_t seed) {
+    ApfFields<T> f = random_apf_fields<T>(p, seed);
+    return state<T>({{"E", std::move(f.e)}, {"R", std::move(f.r)}});
 }
 
 // Bitwise equality of the interiors.

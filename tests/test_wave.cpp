@@ -10,31 +10,34 @@
 #include "strata/core/block_order.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
+#include "strata/models/wave3d.hpp"
 #include "test_util.hpp"
 
 namespace strata {
 namespace {
 
+Wave3dProblem box(int nx, int ny, int nz, int sponge, const std::string& velocity = "1500") {
+    std::vector<float> v = wave_velocity(velocity, "", nx, ny, nz);
+    const WaveParams params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, sponge);
+    return Wave3dProblem(params, std::move(v));
+}
+
 template <class T>
-WaveProblem<T> box(int nx, int ny, int nz, int sponge, const std::string& velocity = "1500") {
-    const std::vector<float> v = wave_velocity(velocity, "", nx, ny, nz);
-    WaveProblem<T> p;
-    p.params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, sponge);
-    p.vdt2 = wave_vdt2<T>(p.params, v);
-    return p;
+State<T> wave_state(HostField<T> p, HostField<T> prev, std::int64_t step = 0) {
+    return test::state<T>({{"p", std::move(p)}, {"prev", std::move(prev)}}, step);
 }
 
 // A Gaussian pulse at rest (p^{n-1} = p^n) of width `sigma` cells around the centre.
 template <class T>
-WaveState<T> pulse(const WaveParams& p, double sigma) {
-    WaveState<T> s = WaveState<T>::at_rest(p.extent3());
+State<T> pulse(const WaveParams& p, double sigma) {
+    HostField<T> u(p.extent3());
     for (int k = 0; k < p.nz; ++k)
         for (int j = 0; j < p.ny; ++j)
             for (int i = 0; i < p.nx; ++i) {
                 const double dx = i - (p.nx - 1) / 2.0, dy = j - (p.ny - 1) / 2.0, dz = k - (p.nz - 1) / 2.0;
-                s.p.at(i, j, k) = s.prev.at(i, j, k) = T(std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * sigma * sigma)));
+                u.at(i, j, k) = T(std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * sigma * sigma)));
             }
-    return s;
+    return wave_state<T>(u, u);
 }
 
 // h^2 lap of sin(a x) sin(b y) sin(c z) against the exact -(a^2 + b^2 + c^2) h^2 f, on grids
@@ -77,16 +80,16 @@ TEST(Wave3D, RickerHasItsPeakZerosAndTroughs) {
 
 // Leapfrog conserves E = |p^{n+1} - p^n|^2_M - <p^{n+1}, L p^n> exactly, with two layers.
 TEST(Wave3D, EnergyIsConservedWithoutSourcesOrSponge) {
-    const auto p = box<double>(21, 18, 23, 0, "layered:1500,2500@0.5");
-    const WaveState<double> init = pulse<double>(p.params, 2.0);
-    auto e = make_wave_engine<double>(Backend::omp, p, &init);
+    const auto p = box(21, 18, 23, 0, "layered:1500,2500@0.5");
+    const State<double> init = pulse<double>(p.params, 2.0);
+    auto e = make_engine<double>(p, Backend::omp, {}, &init);
     e->advance(1);
-    const double e0 = wave_stats(p.vdt2, e->state()).energy;
+    const double e0 = e->observables()["energy"];
     for (int round = 0; round < 4; ++round) {
         e->advance(300);
-        const WaveStats s = wave_stats(p.vdt2, e->state());
-        EXPECT_NEAR(s.energy / e0, 1.0, 1e-9) << "after " << 1 + 300 * (round + 1) << " steps";
-        EXPECT_LT(s.max_abs, 1.0);
+        const Observables s = e->observables();
+        EXPECT_NEAR(s["energy"] / e0, 1.0, 1e-9) << "after " << 1 + 300 * (round + 1) << " steps";
+        EXPECT_LT(s["max_abs"], 1.0);
     }
 }
 
@@ -96,18 +99,18 @@ TEST(Wave3D, SpongeLetsAPulseLeaveTheBox) {
     const int n = 44, w = 10, steps = 450;  // the wavefront crosses the box ~2 times
     double interior_sq[2], energy_ratio = 0;
     for (int sponge : {0, w}) {
-        const auto p = box<double>(n, n, n, sponge);
-        const WaveState<double> init = pulse<double>(p.params, 2.0);
-        auto e = make_wave_engine<double>(Backend::omp, p, &init);
+        const auto p = box(n, n, n, sponge);
+        const State<double> init = pulse<double>(p.params, 2.0);
+        auto e = make_engine<double>(p, Backend::omp, {}, &init);
         e->advance(1);
-        const double e0 = wave_stats(p.vdt2, e->state()).energy;
+        const double e0 = e->observables()["energy"];
         e->advance(steps);
-        const WaveState<double> s = e->state();
-        if (sponge) energy_ratio = wave_stats(p.vdt2, s).energy / e0;
+        const HostField<double> s = e->field("p");
+        if (sponge) energy_ratio = e->observables()["energy"] / e0;
         double sq = 0;
         for (int k = w; k < n - w; ++k)
             for (int j = w; j < n - w; ++j)
-                for (int i = w; i < n - w; ++i) sq += s.p.at(i, j, k) * s.p.at(i, j, k);
+                for (int i = w; i < n - w; ++i) sq += s.at(i, j, k) * s.at(i, j, k);
         interior_sq[sponge ? 1 : 0] = sq;
     }
     const double reflected = interior_sq[1] / interior_sq[0];
@@ -120,16 +123,16 @@ TEST(Wave3D, SpongeLetsAPulseLeaveTheBox) {
 // From a source at the centre, the peaks reach receivers 8 and 24 cells away (along x) after
 // (24 - 8) h / v more, with amplitudes in the ratio 24 : 8 (the 3D Green's function, 1/r).
 TEST(Wave3D, ReceiversSeeTheWaveArriveAtDistanceOverSpeed) {
-    auto p = box<double>(65, 65, 65, 8);
+    auto p = box(65, 65, 65, 8);
     const WaveParams& w = p.params;
     const double f0 = 1500 / (2.5 * 10 * w.h);
-    p.sources = {GridSource{{32, 32, 32}, f0, 1500 * 1500 * w.dt * w.dt / (w.h * w.h * w.h)}};
+    p.sources = {PointSource{{32, 32, 32}, f0, 1500 * 1500 * w.dt * w.dt / (w.h * w.h * w.h)}};
     p.receivers = {{40, 32, 32}, {56, 32, 32}};
     const int steps = int((1.5 / f0 + 30 * w.h / 1500) / w.dt);
     p.record_steps = steps;
-    auto e = make_wave_engine<double>(Backend::omp, p, nullptr);
+    auto e = make_engine<double>(p, Backend::omp);
     e->advance(steps);
-    const std::vector<double> tr = e->traces();
+    const std::vector<double> tr = e->array("traces");
     ASSERT_EQ(tr.size(), std::size_t(steps) * 2);
     int peak[2] = {0, 0};
     for (int s = 0; s < steps; ++s)
@@ -139,86 +142,84 @@ TEST(Wave3D, ReceiversSeeTheWaveArriveAtDistanceOverSpeed) {
     EXPECT_NEAR(delay / expected, 1.0, 0.03) << "peaks at steps " << peak[0] << ", " << peak[1];
     EXPECT_NEAR(tr[peak[0] * 2] / tr[peak[1] * 2 + 1], 3.0, 0.3);
     // The last row is p at the receivers now.
-    const WaveState<double> s = e->state();
-    EXPECT_EQ(tr[(steps - 1) * 2 + 1], s.p.at(56, 32, 32));
+    EXPECT_EQ(tr[(steps - 1) * 2 + 1], e->field("p").at(56, 32, 32));
 }
 
 // Odd sizes, a sponge, two sources and three receivers, from a random state.
-template <class T>
-WaveProblem<T> shot(std::int64_t record_steps) {
-    auto p = box<T>(23, 19, 17, 3, "layered:1500,2100@0.4");
-    p.sources = {GridSource{{11, 9, 8}, 2000, 0.3}, GridSource{{5, 6, 7}, 3000, 0.2}};
+Wave3dProblem shot(std::int64_t record_steps) {
+    auto p = box(23, 19, 17, 3, "layered:1500,2100@0.4");
+    p.sources = {PointSource{{11, 9, 8}, 2000, 0.3}, PointSource{{5, 6, 7}, 3000, 0.2}};
     p.receivers = {{1, 2, 3}, {11, 9, 8}, {20, 15, 10}};
     p.record_steps = record_steps;
     return p;
 }
 template <class T>
-WaveState<T> random_wave_state(const Extent& e) {
-    WaveState<T> s = WaveState<T>::at_rest(e);
-    test::fill_random(s.p, 61, -1, 1);
-    test::fill_random(s.prev, 62, -1, 1);
-    test::zero_ghosts(s.p);
-    test::zero_ghosts(s.prev);
-    return s;
+State<T> random_wave_state(const Extent& e) {
+    HostField<T> p(e), prev(e);
+    test::fill_random(p, 61, -1, 1);
+    test::fill_random(prev, 62, -1, 1);
+    test::zero_ghosts(p);
+    test::zero_ghosts(prev);
+    return wave_state<T>(p, prev);
 }
 
 // An engine made from another's state at step k (fields, step and traces) ends where the other
 // does: the sources keep their clock and the traces recorded before k are kept, bitwise.
 template <class T>
 void continues_from_state(Backend backend) {
-    const auto p = shot<T>(40);  // recording stops before the end
-    const WaveState<T> init = random_wave_state<T>(p.params.extent3());
-    auto straight = make_wave_engine<T>(backend, p, &init);
+    const auto p = shot(40);  // recording stops before the end
+    const State<T> init = random_wave_state<T>(p.params.extent3());
+    auto straight = make_engine<T>(p, backend, {}, &init);
     straight->advance(17);
-    const WaveState<T> at17 = straight->state();
+    const State<T> at17 = straight->state();
     EXPECT_EQ(at17.step, 17);
-    EXPECT_EQ(at17.traces.size(), 17u * 3);
+    EXPECT_EQ(at17.array("traces")->size(), 17u * 3);
     straight->advance(33);
-    auto continued = make_wave_engine<T>(backend, p, &at17);
+    auto continued = make_engine<T>(p, backend, {}, &at17);
     continued->advance(33);
-    const WaveState<T> a = straight->state(), b = continued->state();
+    const State<T> a = straight->state(), b = continued->state();
     EXPECT_EQ(b.step, 50);
-    EXPECT_TRUE(test::bitwise_equal(a.p, b.p));
-    EXPECT_TRUE(test::bitwise_equal(a.prev, b.prev));
-    EXPECT_EQ(a.traces, b.traces);
-    EXPECT_EQ(b.traces.size(), 40u * 3);
-    EXPECT_EQ(b.traces, continued->traces());
+    EXPECT_TRUE(test::bitwise_equal(a.field("p"), b.field("p")));
+    EXPECT_TRUE(test::bitwise_equal(a.field("prev"), b.field("prev")));
+    EXPECT_EQ(*a.array("traces"), *b.array("traces"));
+    EXPECT_EQ(b.array("traces")->size(), 40u * 3);
+    EXPECT_EQ(*b.array("traces"), continued->array("traces"));
 }
 TEST(Wave3D, ContinuesFromAStateBitwiseOnCpu) { continues_from_state<float>(Backend::cpu); }
 TEST(Wave3D, ContinuesFromAStateBitwiseOnOmpFp64) { continues_from_state<double>(Backend::omp); }
 
 TEST(Wave3D, StateWithTheWrongTraceCountIsAnError) {
-    const auto p = shot<float>(40);
-    WaveState<float> s = random_wave_state<float>(p.params.extent3());
+    const auto p = shot(40);
+    State<float> s = random_wave_state<float>(p.params.extent3());
     s.step = 5;
-    s.traces.assign(4 * 3, 0.0f);  // 4 rows, not 5
-    EXPECT_THROW(make_wave_engine<float>(Backend::cpu, p, &s), Error);
-    s.traces.assign(5 * 3, 0.0f);
-    EXPECT_NO_THROW(make_wave_engine<float>(Backend::cpu, p, &s));
+    s.arrays = {{"traces", std::vector<float>(4 * 3, 0.0f)}};  // 4 rows, not 5
+    EXPECT_THROW(make_engine<float>(p, Backend::cpu, {}, &s), Error);
+    s.arrays = {{"traces", std::vector<float>(5 * 3, 0.0f)}};
+    EXPECT_NO_THROW(make_engine<float>(p, Backend::cpu, {}, &s));
 }
 
 TEST(Wave3D, SnapshotHoldsThePressureWhenTaken) {
-    const auto p = shot<double>(10);
-    const WaveState<double> init = random_wave_state<double>(p.params.extent3());
-    auto e = make_wave_engine<double>(Backend::omp, p, &init);
+    const auto p = shot(10);
+    const State<double> init = random_wave_state<double>(p.params.extent3());
+    auto e = make_engine<double>(p, Backend::omp, {}, &init);
     e->advance(7);
-    const auto want = interior_values(e->state().p);
-    auto copy = e->snapshot();
+    const auto want = interior_values(e->field("p"));
+    auto copy = e->snapshot("p");
     e->advance(2);
     EXPECT_EQ(std::memcmp(copy->wait(), want.data(), want.size() * sizeof(double)), 0);
 }
 
 TEST(Wave3D, OmpEqualsCpuBitwise) {
-    const auto p = shot<float>(5);
-    const WaveState<float> init = random_wave_state<float>(p.params.extent3());
-    auto cpu = make_wave_engine<float>(Backend::cpu, p, &init);
-    auto omp = make_wave_engine<float>(Backend::omp, p, &init);
+    const auto p = shot(5);
+    const State<float> init = random_wave_state<float>(p.params.extent3());
+    auto cpu = make_engine<float>(p, Backend::cpu, {}, &init);
+    auto omp = make_engine<float>(p, Backend::omp, {}, &init);
     cpu->advance(9);
     omp->advance(9);
-    EXPECT_TRUE(test::bitwise_equal(cpu->state().p, omp->state().p));
-    EXPECT_TRUE(test::bitwise_equal(cpu->state().prev, omp->state().prev));
-    EXPECT_EQ(cpu->traces(), omp->traces());
-    EXPECT_EQ(cpu->traces().size(), 5u * 3);
+    EXPECT_TRUE(test::bitwise_equal(cpu->field("p"), omp->field("p")));
+    EXPECT_TRUE(test::bitwise_equal(cpu->field("prev"), omp->field("prev")));
+    EXPECT_EQ(cpu->array("traces"), omp->array("traces"));
+    EXPECT_EQ(cpu->array("traces").size(), 5u * 3);
 }
 
 TEST(Wave3D, VelocityModelsAndTheirErrors) {
@@ -242,7 +243,7 @@ TEST(Wave3D, VelocityModelsAndTheirErrors) {
 }
 
 TEST(Wave3D, PositionsSnapToTheNearestPointInsideTheBox) {
-    const auto p = box<float>(11, 21, 31, 0);  // h = 0.1: the box is 1 x 2 x 3
+    const auto p = box(11, 21, 31, 0);  // h = 0.1: the box is 1 x 2 x 3
     const GridPoint g = wave_grid_point(p.params, 0.46, 1.04, 3.0, "receiver");
     EXPECT_EQ(g.i, 5);
     EXPECT_EQ(g.j, 10);

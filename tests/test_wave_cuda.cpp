@@ -7,6 +7,7 @@
 #include <string>
 
 #include "strata/engine.hpp"
+#include "strata/models/wave3d.hpp"
 #include "test_util.hpp"
 
 namespace strata {
@@ -35,30 +36,31 @@ struct Dims {
 template <class T>
 void wave_matches_cpu(const std::string& kernel, bool graphs, int chunk = 0, Dims d = {67, 45, 33}) {
     const int nx = d.nx, ny = d.ny, nz = d.nz;  // by default no tile divides them
-    const std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", nx, ny, nz);
-    WaveProblem<T> p;
-    p.params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 5);
-    p.vdt2 = wave_vdt2<T>(p.params, v);
-    p.sources = {GridSource{{nx / 2, ny / 2, nz / 2}, 2000, 0.5}, GridSource{{3, ny - 5, nz - 3}, 3000, 0.25}};
+    std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", nx, ny, nz);
+    const WaveParams params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 5);
+    Wave3dProblem p(params, std::move(v));
+    p.sources = {PointSource{{nx / 2, ny / 2, nz / 2}, 2000, 0.5}, PointSource{{3, ny - 5, nz - 3}, 3000, 0.25}};
     p.receivers = {{0, 0, 0}, {nx / 2, ny / 2, nz / 2}, {nx - 1, ny - 1, nz - 1}, {nx - 3, 1, nz / 2 + 1}};
     p.record_steps = 80;
-    WaveState<T> init = WaveState<T>::at_rest(p.params.extent3());
-    test::fill_random(init.p, 51, -1, 1);
-    test::fill_random(init.prev, 52, -1, 1);
-    test::zero_ghosts(init.p);
-    test::zero_ghosts(init.prev);
-    auto cpu = make_wave_engine<T>(Backend::omp, p, &init);
-    auto gpu = make_wave_engine<T>(Backend::cuda, p, &init, EngineOptions{kernel, graphs, chunk});
+    HostField<T> u(params.extent3()), prev(params.extent3());
+    test::fill_random(u, 51, -1, 1);
+    test::fill_random(prev, 52, -1, 1);
+    test::zero_ghosts(u);
+    test::zero_ghosts(prev);
+    const State<T> init = test::state<T>({{"p", u}, {"prev", prev}});
+    auto cpu = make_engine<T>(p, Backend::omp, {}, &init);
+    auto gpu = make_engine<T>(p, Backend::cuda, EngineOptions{kernel, graphs, chunk}, &init);
     EXPECT_EQ(gpu->kernel(), kernel);
     // 1, then 7 (both buffers written), then 71 (a graph of 64 replayed after an odd step)
     for (int steps : {1, 6, 64}) {
         cpu->advance(steps);
         gpu->advance(steps);
-        const WaveState<T> c = cpu->state(), g = gpu->state();
-        EXPECT_LE(max_relative_error(g.p, c.p), tolerance<T>()) << kernel << " p after more " << steps;
-        EXPECT_LE(max_relative_error(g.prev, c.prev), tolerance<T>()) << kernel << " prev after more " << steps;
+        const State<T> c = cpu->state(), g = gpu->state();
+        EXPECT_LE(max_relative_error(g.field("p"), c.field("p")), tolerance<T>()) << kernel << " p after more " << steps;
+        EXPECT_LE(max_relative_error(g.field("prev"), c.field("prev")), tolerance<T>())
+            << kernel << " prev after more " << steps;
     }
-    const std::vector<T> tc = cpu->traces(), tg = gpu->traces();
+    const std::vector<T> tc = cpu->array("traces"), tg = gpu->array("traces");
     ASSERT_EQ(tc.size(), tg.size());
     EXPECT_LE(trace_error(tg, tc), tolerance<T>()) << kernel << " traces";
 }
@@ -68,25 +70,24 @@ void wave_matches_cpu(const std::string& kernel, bool graphs, int chunk = 0, Dim
 template <class T>
 void wave_continues_from_cpu_state(const std::string& kernel) {
     const int nx = 37, ny = 29, nz = 23;
-    const std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", nx, ny, nz);
-    WaveProblem<T> p;
-    p.params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 3);
-    p.vdt2 = wave_vdt2<T>(p.params, v);
-    p.sources = {GridSource{{18, 14, 11}, 3000, 0.5}};
+    std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", nx, ny, nz);
+    Wave3dProblem p(wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 3), std::move(v));
+    p.sources = {PointSource{{18, 14, 11}, 3000, 0.5}};
     p.receivers = {{18, 14, 11}, {30, 3, 20}};
     p.record_steps = 100;
-    auto cpu = make_wave_engine<T>(Backend::omp, p, nullptr);
+    auto cpu = make_engine<T>(p, Backend::omp);
     cpu->advance(37);
-    const WaveState<T> at37 = cpu->state();
-    auto gpu = make_wave_engine<T>(Backend::cuda, p, &at37, EngineOptions{kernel, true});
+    const State<T> at37 = cpu->state();
+    auto gpu = make_engine<T>(p, Backend::cuda, EngineOptions{kernel, true}, &at37);
     cpu->advance(130);  // graphs of 64 replayed, and steps beyond the recording
     gpu->advance(130);
-    const WaveState<T> c = cpu->state(), g = gpu->state();
+    const State<T> c = cpu->state(), g = gpu->state();
     EXPECT_EQ(g.step, 167);
-    EXPECT_LE(max_relative_error(g.p, c.p), tolerance<T>()) << kernel;
-    ASSERT_EQ(g.traces.size(), c.traces.size());
-    EXPECT_TRUE(std::equal(at37.traces.begin(), at37.traces.end(), g.traces.begin())) << kernel;
-    EXPECT_LE(trace_error(g.traces, c.traces), tolerance<T>()) << kernel << " traces";
+    EXPECT_LE(max_relative_error(g.field("p"), c.field("p")), tolerance<T>()) << kernel;
+    const std::vector<T>&gt = *g.array("traces"), &ct = *c.array("traces"), &t37 = *at37.array("traces");
+    ASSERT_EQ(gt.size(), ct.size());
+    EXPECT_TRUE(std::equal(t37.begin(), t37.end(), gt.begin())) << kernel;
+    EXPECT_LE(trace_error(gt, ct), tolerance<T>()) << kernel << " traces";
 }
 
 class WaveStrategy : public ::testing::TestWithParam<std::string> {};

@@ -1,16 +1,18 @@
 #pragma once
-// An engine owns a model's state on one backend and advances it in time. The CLI, the
-// benchmarks and the tests all drive models through these two interfaces, so a backend or
-// strategy added here is reachable from every one of them.
+// An engine owns a model's state on one backend and advances it in time. The run driver, the
+// benchmarks, the tests and the bindings all drive every model through this one interface: a
+// backend or strategy added here is reachable from all of them, for every model.
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "strata/core/field.hpp"
 #include "strata/core/types.hpp"
-#include "strata/models/aliev_panfilov.hpp"
-#include "strata/models/heat3d.hpp"
-#include "strata/models/wave3d.hpp"
+#include "strata/model.hpp"
+#include "strata/problem.hpp"
 
 namespace strata {
 
@@ -26,12 +28,15 @@ struct EngineOptions {
     int snapshot_buffers = 2;  // CUDA: pinned host buffers for snapshots in flight (see snapshot())
 };
 
-// What the chosen strategy does per pass over memory.
+// What the chosen strategy does per pass over memory, and the model's counts per cell update
+// that the report's rates are computed from.
 struct KernelInfo {
     std::string name;
     int depth = 1;                       // steps per pass (1 unless temporal)
     double bytes_per_cell_update = 0;    // device-memory traffic per cell update, from the tile
                                          // geometry (the model's minimum for single sweeps)
+    int flops_per_cell = 0;              // the model's
+    int min_bytes_per_cell = 0;          // the model's minimum traffic: each field read once, written once
 };
 
 // A copy of a field's interior (x fastest), taken when the engine's snapshot() was called and
@@ -45,69 +50,63 @@ public:
     virtual const T* wait() = 0;
 };
 
+// A model's state at a step: the fields that hold state (not the coefficients), by name, with
+// their ghost layers, and the arrays the model's features keep (wave3d's "traces": rows of one
+// value per receiver, one row per recorded step). What checkpoints hold; what a run restarts from.
 template <class T>
-class ApfEngine {
+struct State {
+    std::int64_t step = 0;
+    std::vector<std::pair<std::string, HostField<T>>> fields;
+    std::vector<std::pair<std::string, std::vector<T>>> arrays;
+
+    const HostField<T>& field(std::string_view name) const;  // Error when absent
+    const std::vector<T>* array(std::string_view name) const;  // null when absent
+};
+
+class Engine {
 public:
-    virtual ~ApfEngine() = default;
+    virtual ~Engine() = default;
+    virtual const ModelInfo& model() const = 0;
+    virtual Precision precision() const = 0;
     virtual void advance(std::int64_t steps) = 0;
-    virtual ApfStats stats() = 0;        // of the latest E
-    virtual ApfFields<T> fields() = 0;   // the latest state, copied to the host
-    // The latest E, without stalling the time loop: on the GPU a device copy on the compute
-    // stream and a host copy on a copy stream. Blocks only while all snapshot buffers are taken.
-    virtual std::unique_ptr<FieldCopy<T>> snapshot() = 0;
-    virtual std::string kernel() const = 0;
-    virtual KernelInfo kernel_info() const { return {kernel(), 1, AlievPanfilov<T>::min_bytes_per_cell}; }
+    virtual std::int64_t step() const = 0;  // steps from the model's t = 0 (a restart's included)
+    // The model's figures of the current state (reductions on the device for CUDA).
+    virtual Observables observables() = 0;
+    // A field's interior (x fastest) or an array, whatever the precision: for reports.
+    virtual std::vector<double> values(std::string_view name) = 0;
+    // The arrays the model's features keep ("traces" for point receivers).
+    virtual std::vector<std::string> arrays() const = 0;
+    virtual KernelInfo kernel_info() const = 0;
+    std::string kernel() const { return kernel_info().name; }
     virtual void synchronize() {}
     // Advances and returns the elapsed milliseconds (CUDA events on the GPU, a clock on the CPU).
     virtual double timed_advance_ms(std::int64_t steps);
 };
 
 template <class T>
-class HeatEngine {
+class TypedEngine : public Engine {
 public:
-    virtual ~HeatEngine() = default;
-    virtual void advance(std::int64_t steps) = 0;
-    virtual HeatStats stats() = 0;
-    virtual double max_error(double t) = 0;  // against the exact solution at time t
-    virtual HostField<T> field() = 0;
-    virtual std::unique_ptr<FieldCopy<T>> snapshot() = 0;  // the latest u, as ApfEngine's
-    virtual std::string kernel() const = 0;
-    virtual KernelInfo kernel_info() const = 0;
-    virtual void synchronize() {}
-    virtual double timed_advance_ms(std::int64_t steps);
+    Precision precision() const override { return precision_of<T>(); }
+    // The latest values of a field, with its ghost layer as the model's boundary defines it.
+    virtual HostField<T> field(std::string_view name) = 0;
+    // Replaces a field's values (a stencil field's ghost layer is the model's boundary, not the
+    // given one: zero, or mirrored).
+    virtual void set_field(std::string_view name, const HostField<T>& values) = 0;
+    virtual std::vector<T> array(std::string_view name) = 0;
+    // A field's latest values without stalling the time loop: on the GPU a device copy on the
+    // compute stream and a host copy on a copy stream. Blocks only while all snapshot buffers
+    // are taken.
+    virtual std::unique_ptr<FieldCopy<T>> snapshot(std::string_view name) = 0;
+    // Every state field, every array, the step.
+    State<T> state();
 };
 
+// `initial` null: the model's own initial state (built on the device for CUDA). Otherwise the run
+// continues from it: every state field of the model must be there. Throws UsageError for an
+// unknown kernel, Error when the backend is unavailable.
 template <class T>
-class WaveEngine {
-public:
-    virtual ~WaveEngine() = default;
-    virtual void advance(std::int64_t steps) = 0;
-    virtual WaveState<T> state() = 0;     // p^n, p^{n-1}, n and the traces, copied to the host
-    virtual std::vector<T> traces() = 0;  // the recorded steps x receivers, row-major
-    virtual std::unique_ptr<FieldCopy<T>> snapshot() = 0;  // the latest p, as ApfEngine's
-    virtual std::string kernel() const = 0;
-    virtual KernelInfo kernel_info() const { return {kernel(), 1, Wave3D<T>::min_bytes_per_cell}; }
-    virtual void synchronize() {}
-    virtual double timed_advance_ms(std::int64_t steps);
-};
-
-// `initial` may be null: the engine then builds the model's own initial state (on the device
-// for CUDA). Throws UsageError for an unknown kernel, Error when the backend is unavailable.
-template <class T>
-std::unique_ptr<ApfEngine<T>> make_apf_engine(Backend backend, const ApfParams& params,
-                                              const ApfFields<T>* initial,
-                                              const EngineOptions& options = {});
-template <class T>
-std::unique_ptr<HeatEngine<T>> make_heat_engine(Backend backend, const HeatParams& params,
-                                                const HostField<T>* initial,
-                                                const EngineOptions& options = {});
-
-// A null `initial` starts from rest (p = 0) at step 0: only the sources make waves. Otherwise the
-// run continues from `initial->step` with the traces recorded before it; Error when their count
-// is not min(step, record_steps) x receivers.
-template <class T>
-std::unique_ptr<WaveEngine<T>> make_wave_engine(Backend backend, const WaveProblem<T>& problem,
-                                                const WaveState<T>* initial, const EngineOptions& options = {});
+std::unique_ptr<TypedEngine<T>> make_engine(const Problem& problem, Backend backend, const EngineOptions& options = {},
+                                            const State<T>* initial = nullptr);
 
 // CUDA devices this process can use: 0 without a GPU, a driver, or a CUDA build.
 int cuda_device_count();
@@ -116,5 +115,7 @@ int cuda_device_count();
 // those that take --chunk (rows or planes per block).
 std::vector<std::string> kernel_names(Backend backend, std::string_view model, bool chunked_only = false);
 std::string kernel_description(Backend backend, std::string_view model, std::string_view kernel);
+// Whether the kernel takes --depth (advances several steps per pass over memory).
+bool kernel_takes_depth(Backend backend, std::string_view model, std::string_view kernel);
 
 }  // namespace strata

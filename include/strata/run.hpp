@@ -4,12 +4,12 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
-#include <vector>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "strata/core/types.hpp"
-#include "strata/models/heat3d.hpp"
+#include "strata/params.hpp"
 
 namespace strata {
 
@@ -27,75 +27,25 @@ struct IoOptions {
 };
 void validate(const IoOptions& o);
 
-struct ApfRunOptions {
-    int n = 100;                             // -n: the mesh is (n+1)^2 points
-    double t_final = 1500.0;                 // -t: simulated time to reach
-    std::optional<std::int64_t> iterations;  // -i: exact step count (overrides -t)
-    std::int64_t stats_every = 0;            // -s: print max|E| and L2 every k steps (0: never)
-    std::int64_t plot_every = 0;             // -p: snapshots every k steps (as --every), into io.out_dir
-    int px = 1, py = 1;                      // -x, -y: process geometry
-    bool no_comm = false;                    // -k
-    bool debug = false;                      // -d
-    Precision precision = Precision::fp64;
+// One run of a model: its options (Params, declared by the model) and the common ones.
+struct RunOptions {
+    explicit RunOptions(std::string model_name = {}, Params model_params = {})
+        : model(std::move(model_name)), params(std::move(model_params)) {}
+    std::string model;  // "apf", "heat2d", "heat3d", "wave3d"
+    Params params;      // the model's options; anything not given takes its default
+    std::optional<Precision> precision;  // none: the model's default (fp64; wave3d fp32)
     Backend backend = Backend::cpu;
-    std::string kernel;
+    std::string kernel;  // CUDA strategy; empty: the default for the problem
     bool graphs = true;
     int chunk = 0;
     int depth = 0;
     std::string json_path;
     IoOptions io;
 };
-
-struct HeatRunOptions {
-    int n = 64;
-    std::int64_t steps = 100;
-    HeatStencil stencil = HeatStencil::p7;
-    double kappa = 1.0;
-    double safety = 0.5;
-    Precision precision = Precision::fp64;
-    Backend backend = Backend::cpu;
-    std::string kernel;
-    bool graphs = true;
-    int chunk = 0;
-    int depth = 0;
-    std::string json_path;
-    IoOptions io;
-};
-
-struct WaveRunOptions {
-    int n = 128;             // points per side, unless nx/ny/nz say otherwise
-    int nx = 0, ny = 0, nz = 0;
-    std::int64_t steps = 500;
-    double extent = 1;       // L: the box spans [0, L] along x; h = L / (nx - 1)
-    std::string velocity = "1500";
-    std::string velocity_file;
-    double safety = 0.5;     // dt = safety x the CFL bound, unless dt is given
-    double dt = 0;
-    int sponge = -1;         // cells per face; -1: min(16, n / 8)
-    std::vector<std::string> sources;  // "x,y,z[,f0]"; none: one at the centre
-    std::string receivers_file;        // one "x,y,z" per line
-    std::string receiver_line;         // "x0,y0,z0,x1,y1,z1,count"
-    std::vector<double> range;         // --range LO HI of the snapshot pictures; empty: +-1/(4 pi 10 h)
-    Precision precision = Precision::fp32;
-    Backend backend = Backend::cpu;
-    std::string kernel;
-    bool graphs = true;
-    int chunk = 0;
-    int depth = 0;
-    std::string json_path;
-    IoOptions io;  // io.out_dir holds the traces too
-};
-
-// Throw UsageError naming the first bad option.
-void validate(const ApfRunOptions& o);
-void validate(const HeatRunOptions& o);
-void validate(const WaveRunOptions& o);
 
 // Run, print the text report to `out`, return the same report as JSON (also written to
-// o.json_path when set).
-nlohmann::json run_apf(const ApfRunOptions& o, std::ostream& out);
-nlohmann::json run_heat3d(const HeatRunOptions& o, std::ostream& out);
-nlohmann::json run_wave3d(const WaveRunOptions& o, std::ostream& out);
+// o.json_path when set). UsageError for bad options, naming the first.
+nlohmann::json run(const RunOptions& o, std::ostream& out);
 
 // `strata render`: a saved field (.vti) or a checkpoint as a PNG (3D: the mid-plane across
 // `axis`), values mapped from [lo, hi]. Returns the PNG's path (`png_path`, or FILE with .png).

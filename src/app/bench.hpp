@@ -5,14 +5,14 @@
 #include <vector>
 
 #include "strata/core/types.hpp"
-#include "strata/models/heat3d.hpp"
+#include "strata/params.hpp"
 
 namespace strata::app {
 
 struct BenchOptions {
-    std::string model;                 // "apf" or "heat3d"
-    int n = 0;                         // 0: the model's default (8192 for apf, 512 for heat3d)
-    HeatStencil stencil = HeatStencil::p7;
+    std::string model;                 // any registered model
+    int n = 0;                         // 0: the default (8192 for 2D models, 512 for 3D ones)
+    Params params;                     // the model's options beyond the grid (heat3d's stencil)
     std::vector<Precision> precisions{Precision::fp32};
     Backend backend = Backend::cuda;
     std::vector<std::string> kernels;  // empty: every kernel of the backend
@@ -21,7 +21,7 @@ struct BenchOptions {
                                        // (64 passes of the kernel's depth)
     int repeats = 7;
     int chunk = 0;
-    std::vector<int> depths;           // temporal kernel: one row per depth (empty: its default)
+    std::vector<int> depths;           // temporal kernels: one row per depth (empty: the default)
     std::string json_path;
     std::int64_t snapshot_every = 0;   // > 0: the snapshot-overhead benchmark instead of the table
     std::string out_dir = "strata-bench-out";

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <list>
+#include <map>
 #include <sstream>
 
 #include "bench.hpp"
@@ -14,46 +16,6 @@
 
 namespace strata {
 namespace {
-
-constexpr const char* kApfHelp =
-    "Aliev-Panfilov cardiac electrophysiology on an (n+1)x(n+1) mesh, exactly as the classic\n"
-    "UCSD `apf` program computes it (same constants, initial state, mirror boundaries and dt\n"
-    "rule; the final Max norm and L2norm match it to rounding).\n\n"
-    "Examples:\n"
-    "  strata run apf                       # n=100 to t=1500, as the classic default\n"
-    "  strata run apf -n 256 -i 500         # exactly 500 iterations\n"
-    "  strata run apf -n 6144 -t 0.04 --backend cuda --precision fp32\n"
-    "  strata run apf -n 512 -i 2000 -p 100 --out frames   # E as PNG + .vti every 100, frames/apf.pvd\n"
-    "  strata run apf -n 512 -i 2000 --checkpoint-every 500 --checkpoint apf.ck\n"
-    "  strata run apf -n 512 -i 2000 --restart apf.ck       # continues to iteration 2000";
-
-constexpr const char* kHeatHelp =
-    "3D heat equation u_t = kappa lap(u) on the unit cube with Dirichlet 0 boundaries, starting\n"
-    "from sin(pi x) sin(pi y) sin(pi z); explicit Euler with dt = safety x the stencil's\n"
-    "stability bound. Reports the max error against the exact solution.\n\n"
-    "Examples:\n"
-    "  strata run heat3d -n 128 --steps 200\n"
-    "  strata run heat3d -n 512 --steps 100 --stencil 27pt --backend cuda --precision fp32\n"
-    "  strata run heat3d -n 128 --steps 400 --every 100 --out heat   # .vti + mid-plane PNGs, heat/heat3d.pvd\n"
-    "  strata run heat3d -n 128 --steps 400 --restart heat.ck --checkpoint heat2.ck";
-
-constexpr const char* kWaveHelp =
-    "3D acoustic waves p_tt = v^2 lap(p) + sources: leapfrog in time, the 25-point 8th-order\n"
-    "Laplacian, Ricker point sources, receivers recorded every step, and a sponge layer on every\n"
-    "face. Positions are physical, in the box [0, L] along x (h = L / (nx - 1)). Everything goes\n"
-    "to one --out directory (default: the current directory): the traces as traces.bin (float32,\n"
-    "steps x receivers), traces.json and seismogram.png, and with --every N the frames of p\n"
-    "(wave3d_NNNNNN.vti, the mid-plane PNGs wave3d_NNNNNN_{z,y,x}.png, and wave3d.pvd). The\n"
-    "pictures map p from -A to A with A = 1 / (4 pi 10 h), the peak of a source's direct wave\n"
-    "10 cells away (--range LO HI to change it). A checkpoint holds p, the previous p, the step\n"
-    "and the traces so far: a restarted run writes the same traces.bin as an uninterrupted one.\n\n"
-    "Examples:\n"
-    "  strata run wave3d -n 128 --steps 400 --receiver-line 0.1,0.5,0.3,0.9,0.5,0.3,64\n"
-    "  strata run wave3d -n 256 --velocity layered:1500,2500@0.5 --source 0.5,0.5,0.2,30 \\\n"
-    "      --receivers recv.txt --out shot1 --every 50 --backend cuda\n"
-    "  strata run wave3d --nx 200 --ny 100 --nz 100 --extent 2000 --velocity-file vp.bin --sponge 20\n"
-    "  strata run wave3d -n 128 --steps 400 --checkpoint shot.ck\n"
-    "  strata run wave3d -n 128 --steps 800 --restart shot.ck   # the same flags: steps 400 to 800";
 
 void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std::string& kernel,
                 std::string& json, bool& no_graphs, int& chunk, int& depth) {
@@ -86,6 +48,66 @@ void add_io(CLI::App* cmd, IoOptions& io, bool& quiet,
                     "still count from step 0, so the run ends where an uninterrupted one would");
     cmd->add_flag("--quiet", quiet, "No progress bar (there is none anyway when stdout is not a terminal)");
 }
+
+// The options of one model's `strata run` subcommand, bound to typed CLI storage (so CLI11
+// converts and range-checks them, as for every other option) and read back into the model's
+// Params; ParamReader checks them again for programs that set Params directly.
+struct ModelCommand {
+    const ModelInfo* model = nullptr;
+    CLI::App* cmd = nullptr;
+    std::map<std::string, std::int64_t> integers;
+    std::map<std::string, double> reals;
+    std::map<std::string, std::string> text;
+    std::map<std::string, std::vector<std::string>> texts;
+    std::map<std::string, std::vector<double>> lists;
+    std::map<std::string, bool> flags;
+    std::map<std::string, CLI::Option*> given;
+    std::string precision, backend = "cpu";
+    bool no_graphs = false, quiet = false;
+    RunOptions run;
+
+    void add_params() {
+        for (const ParamSpec& p : model->params) {
+            CLI::Option* o = nullptr;
+            switch (p.kind) {
+                case ParamKind::flag: o = cmd->add_flag(p.flag, flags[p.key], p.help); break;
+                case ParamKind::texts: o = cmd->add_option(p.flag, texts[p.key], p.help); break;
+                case ParamKind::reals: o = cmd->add_option(p.flag, lists[p.key], p.help)->expected(p.count); break;
+                case ParamKind::integer:
+                    integers[p.key] = p.fallback.empty() ? 0 : std::stoll(p.fallback);
+                    o = cmd->add_option(p.flag, integers[p.key], p.help);
+                    break;
+                case ParamKind::real:
+                    reals[p.key] = p.fallback.empty() ? 0 : std::stod(p.fallback);
+                    o = cmd->add_option(p.flag, reals[p.key], p.help);
+                    break;
+                case ParamKind::text:
+                    text[p.key] = p.fallback;
+                    o = cmd->add_option(p.flag, text[p.key], p.help);
+                    break;
+            }
+            if (!p.fallback.empty()) o->capture_default_str();
+            if (p.positive) o->check(CLI::PositiveNumber);
+            if (p.non_negative) o->check(CLI::NonNegativeNumber);
+            given[p.key] = o;
+        }
+    }
+    Params params() const {
+        Params out;
+        for (const ParamSpec& p : model->params) {
+            if (given.at(p.key)->count() == 0) continue;
+            switch (p.kind) {
+                case ParamKind::flag: out.set(p.key, flags.at(p.key)); break;
+                case ParamKind::texts: out.set(p.key, texts.at(p.key)); break;
+                case ParamKind::reals: out.set(p.key, lists.at(p.key)); break;
+                case ParamKind::integer: out.set(p.key, integers.at(p.key)); break;
+                case ParamKind::real: out.set(p.key, reals.at(p.key)); break;
+                case ParamKind::text: out.set(p.key, text.at(p.key)); break;
+            }
+        }
+        return out;
+    }
+};
 
 std::vector<std::string> split_list(const std::string& s) {
     std::vector<std::string> out;
@@ -121,77 +143,21 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     app.set_help_all_flag("--help-all", "Show the help of every subcommand");
 
     auto* run = app.add_subcommand("run", "Run a model and print its report");
+    run->footer("Every model takes --help: what it solves, its options, examples.");
     run->require_subcommand(1);
 
-    ApfRunOptions apf;
-    std::string apf_precision = "fp64", apf_backend = "cpu";
-    bool apf_no_graphs = false;
-    std::int64_t apf_iterations = 0;
-    auto* apf_cmd = run->add_subcommand("apf", "The Aliev-Panfilov cardiac model (the classic apf program)");
-    apf_cmd->footer(kApfHelp);
-    apf_cmd->add_option("-n", apf.n, "Mesh size: (n+1)x(n+1) points, n > 25")->capture_default_str();
-    apf_cmd->add_option("-t", apf.t_final, "Simulated time to reach")->capture_default_str();
-    auto* iter_opt = apf_cmd->add_option("-i", apf_iterations, "Run exactly this many iterations (overrides -t)");
-    apf_cmd->add_option("-s", apf.stats_every, "Print Max norm and L2norm every k iterations (0: never)")
-        ->capture_default_str();
-    apf_cmd->add_option("-p", apf.plot_every, "Snapshot (PNG + .vti of E) every k iterations, as --every");
-    apf_cmd->add_option("-x", apf.px, "Processor geometry along x (1 until the multi-GPU backend)")
-        ->capture_default_str();
-    apf_cmd->add_option("-y", apf.py, "Processor geometry along y (1 until the multi-GPU backend)")
-        ->capture_default_str();
-    apf_cmd->add_flag("-k", apf.no_comm, "Skip halo communication (timing experiments only)");
-    apf_cmd->add_flag("-d", apf.debug, "Debug: print the final mesh (n <= 32)");
-    add_common(apf_cmd, apf_precision, apf_backend, apf.kernel, apf.json_path, apf_no_graphs, apf.chunk, apf.depth);
-    bool apf_quiet = false;
-    add_io(apf_cmd, apf.io, apf_quiet);
-
-    HeatRunOptions heat;
-    std::string heat_precision = "fp64", heat_backend = "cpu", heat_stencil = "7pt";
-    bool heat_no_graphs = false;
-    auto* heat_cmd = run->add_subcommand("heat3d", "3D heat diffusion (7-, 19- or 27-point Laplacian)");
-    heat_cmd->footer(kHeatHelp);
-    heat_cmd->add_option("-n", heat.n, "Interior points per side (the grid is n^3)")->capture_default_str();
-    heat_cmd->add_option("--steps", heat.steps, "Time steps")->capture_default_str();
-    heat_cmd->add_option("--stencil", heat_stencil, "7pt, 19pt or 27pt")->capture_default_str();
-    heat_cmd->add_option("--kappa", heat.kappa, "Diffusivity")->capture_default_str();
-    heat_cmd->add_option("--safety", heat.safety, "dt as a fraction of the stability bound, in (0, 1]")
-        ->capture_default_str();
-    add_common(heat_cmd, heat_precision, heat_backend, heat.kernel, heat.json_path, heat_no_graphs, heat.chunk, heat.depth);
-    bool heat_quiet = false;
-    add_io(heat_cmd, heat.io, heat_quiet);
-
-    WaveRunOptions wave;
-    std::string wave_precision = "fp32", wave_backend = "cpu";
-    bool wave_no_graphs = false;
-    auto* wave_cmd = run->add_subcommand("wave3d", "3D acoustic waves (8th order, sources, receivers, sponge)");
-    wave_cmd->footer(kWaveHelp);
-    wave_cmd->add_option("-n", wave.n, "Points per side (the grid is n^3)")->capture_default_str();
-    wave_cmd->add_option("--nx", wave.nx, "Points along x (default n)")->check(CLI::PositiveNumber);
-    wave_cmd->add_option("--ny", wave.ny, "Points along y (default n)")->check(CLI::PositiveNumber);
-    wave_cmd->add_option("--nz", wave.nz, "Points along z (default n)")->check(CLI::PositiveNumber);
-    wave_cmd->add_option("--steps", wave.steps, "Time steps")->capture_default_str();
-    wave_cmd->add_option("--extent", wave.extent, "L: the box's length along x")->capture_default_str();
-    wave_cmd->add_option("--velocity", wave.velocity, "V (constant) or layered:V1,V2@F (V2 below depth F of z)")
-        ->capture_default_str();
-    wave_cmd->add_option("--velocity-file", wave.velocity_file, "Raw float32 velocities, nx*ny*nz, x fastest");
-    wave_cmd->add_option("--safety", wave.safety, "dt as a fraction of the CFL bound, in (0, 1]")
-        ->capture_default_str();
-    wave_cmd->add_option("--dt", wave.dt, "Time step (an error above the CFL bound)");
-    wave_cmd->add_option("--sponge", wave.sponge, "Sponge width in cells on each face (default min(16, n/8))")
-        ->check(CLI::NonNegativeNumber);
-    wave_cmd->add_option("--source", wave.sources, "A Ricker point source x,y,z[,f0] (repeatable; default: centre)");
-    wave_cmd->add_option("--receivers", wave.receivers_file, "A file of receivers, one x,y,z per line");
-    wave_cmd->add_option("--receiver-line", wave.receiver_line, "count receivers from (x0,y0,z0) to (x1,y1,z1): "
-                                                                "x0,y0,z0,x1,y1,z1,count");
-    wave_cmd
-        ->add_option("--range", wave.range,
-                     "Snapshot pictures: the value range LO HI (default +-1/(4 pi 10 h))")
-        ->expected(2);
-    add_common(wave_cmd, wave_precision, wave_backend, wave.kernel, wave.json_path, wave_no_graphs, wave.chunk, wave.depth);
-    bool wave_quiet = false;
-    wave.io.out_dir = ".";  // the default for the traces, which most wave runs write
-    add_io(wave_cmd, wave.io, wave_quiet,
-           "Directory for the traces, the snapshot frames and the .pvd (default: the current directory)");
+    std::list<ModelCommand> commands;  // one `strata run MODEL` each, in registration order
+    for (const ModelInfo* m : models()) {
+        ModelCommand& mc = commands.emplace_back();
+        mc.model = m;
+        mc.precision = std::string(to_string(m->precision));
+        mc.cmd = run->add_subcommand(m->name, m->summary);
+        mc.cmd->footer(m->help);
+        mc.add_params();
+        add_common(mc.cmd, mc.precision, mc.backend, mc.run.kernel, mc.run.json_path, mc.no_graphs, mc.run.chunk,
+                   mc.run.depth);
+        add_io(mc.cmd, mc.run.io, mc.quiet, m->out_help);
+    }
 
     app::BenchOptions bench;
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
@@ -204,13 +170,14 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         "reference on a smaller odd-sized grid.\n\n"
         "Examples:\n"
         "  strata bench apf                                  # 8192^2, fp32, every kernel\n"
+        "  strata bench heat2d --precision fp32,fp64 --depth 4,8,12\n"
         "  strata bench heat3d --stencil 27pt --precision fp32,fp64\n"
         "  strata bench apf -n 256 --kernels planes --graphs both\n"
         "  strata bench apf --kernels multi4,temporal --depth 2,4,8\n"
         "  strata bench apf -n 4096 --snapshot-every 100     # step rate with and without snapshots");
-    bench_cmd->add_option("model", bench.model, "apf, heat3d or wave3d")->required();
-    bench_cmd->add_option("-n", bench.n, "Problem size (default 8192 for apf, 512 for heat3d)");
-    bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt")->capture_default_str();
+    bench_cmd->add_option("model", bench.model, "apf, heat2d, heat3d or wave3d")->required();
+    bench_cmd->add_option("-n", bench.n, "Problem size (default 8192 for 2D models, 512 for 3D ones)");
+    auto* stencil_opt = bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt (default 7pt)");
     bench_cmd->add_option("--precision", bench_precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
     bench_cmd->add_option("--backend", bench_backend, "cuda, omp or cpu")->capture_default_str();
     bench_cmd->add_option("--kernels", bench_kernels, "Comma-separated kernels (default: all)");
@@ -254,44 +221,28 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
 
     try {
         app.parse(argc, argv);
-        if (*apf_cmd) {
-            if (*iter_opt) apf.iterations = apf_iterations;
-            apf.graphs = !apf_no_graphs;
-            apf.precision = parse_precision(apf_precision);
-            apf.backend = parse_backend(apf_backend);
-            apf.io.progress = out_is_terminal && !apf_quiet;
-            if (apf.kernel == "list") {
-                print_kernels(out, apf.backend, "apf");
+        for (ModelCommand& mc : commands) {
+            if (!*mc.cmd) continue;
+            RunOptions& o = mc.run;
+            o.model = mc.model->name;
+            o.params = mc.params();
+            o.graphs = !mc.no_graphs;
+            o.precision = parse_precision(mc.precision);
+            o.backend = parse_backend(mc.backend);
+            o.io.progress = out_is_terminal && !mc.quiet;
+            if (o.kernel == "list") {
+                print_kernels(out, o.backend, o.model);
                 return 0;
             }
-            run_apf(apf, out);
-        } else if (*heat_cmd) {
-            heat.graphs = !heat_no_graphs;
-            heat.precision = parse_precision(heat_precision);
-            heat.backend = parse_backend(heat_backend);
-            heat.stencil = parse_heat_stencil(heat_stencil);
-            heat.io.progress = out_is_terminal && !heat_quiet;
-            if (heat.kernel == "list") {
-                print_kernels(out, heat.backend, "heat3d");
-                return 0;
-            }
-            run_heat3d(heat, out);
-        } else if (*wave_cmd) {
-            wave.graphs = !wave_no_graphs;
-            wave.precision = parse_precision(wave_precision);
-            wave.backend = parse_backend(wave_backend);
-            wave.io.progress = out_is_terminal && !wave_quiet;
-            if (wave.kernel == "list") {
-                print_kernels(out, wave.backend, "wave3d");
-                return 0;
-            }
-            run_wave3d(wave, out);
-        } else if (*bench_cmd) {
+            strata::run(o, out);
+            return 0;
+        }
+        if (*bench_cmd) {
             bench.precisions.clear();
             for (const auto& p : split_list(bench_precision)) bench.precisions.push_back(parse_precision(p));
             if (bench.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
             bench.backend = parse_backend(bench_backend);
-            bench.stencil = parse_heat_stencil(bench_stencil);
+            if (stencil_opt->count() > 0) bench.params.set("stencil", bench_stencil);
             bench.kernels = split_list(bench_kernels);
             if (bench_graphs == "on") bench.graphs = {true};
             else if (bench_graphs == "off") bench.graphs = {false};

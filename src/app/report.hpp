@@ -1,11 +1,9 @@
 #pragma once
 #include <cstdint>
-#include <iosfwd>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "strata/engine.hpp"
+#include "strata/report.hpp"
 
 namespace strata::app {
 
@@ -15,13 +13,12 @@ struct Throughput {
 };
 Throughput throughput(double wall_s, std::int64_t steps, std::int64_t cells, int flops_per_cell,
                       int bytes_per_cell);
-void add_throughput(nlohmann::json& report, const Throughput& t, int flops_per_cell, int bytes_per_cell);
-std::string format_throughput(const Throughput& t, int flops_per_cell, int bytes_per_cell);
+void report_throughput(Report& r, const Throughput& t, int flops_per_cell, int bytes_per_cell);
 // The kernel's steps per pass and its device-memory traffic per cell update (what a temporal
-// kernel saves against the single-sweep minimum), printed and added to the report.
-void add_kernel_info(std::ostream& out, nlohmann::json& report, const KernelInfo& k, int min_bytes_per_cell);
+// kernel saves against the single-sweep minimum); the line only for a temporal kernel.
+void report_kernel(Report& r, const KernelInfo& k, int min_bytes_per_cell);
 // On the GPU, the effective bandwidth as a share of the device's measured copy bandwidth (the
-// probe runs once per device and is cached): printed and added to the report. Nothing on a CPU.
-void add_roofline(std::ostream& out, nlohmann::json& report, bool on_gpu, double effective_gbs);
+// probe runs once per device and is cached). Nothing on a CPU.
+void report_roofline(Report& r, bool on_gpu, double effective_gbs);
 
 }  // namespace strata::app

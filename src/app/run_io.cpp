@@ -1,5 +1,6 @@
 #include "run_io.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -112,18 +113,52 @@ io::Checkpoint read_restart(const std::string& path, const std::string& model, P
     return c;
 }
 
-std::optional<io::Checkpoint> open_restart(const IoOptions& o, const std::string& model, Precision precision,
-                                           const Extent& extent,
-                                           const std::vector<std::pair<std::string, double>>& params,
-                                           std::int64_t last_step) {
+std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& problem, Precision precision) {
     if (o.restart_path.empty()) return std::nullopt;
-    io::Checkpoint c = read_restart(o.restart_path, model, precision, extent);
-    for (const auto& [name, value] : params) require_same_param(c, o.restart_path, name, value);
-    if (c.header.step > last_step)
-        throw UsageError("checkpoint '" + o.restart_path + "' is at step " + std::to_string(c.header.step) +
-                         ", beyond this run's --steps " + std::to_string(last_step));
+    const ModelInfo& m = problem.model();
+    io::Checkpoint c = read_restart(o.restart_path, m.name, precision, problem.extent());
+    for (const auto& [name, value] : problem.fingerprint()) require_same_param(c, o.restart_path, name, value);
+    if (c.header.step > problem.steps()) {
+        char last[64];
+        std::snprintf(last, sizeof last, m.last_step.c_str(), static_cast<long long>(problem.steps()));
+        throw UsageError("checkpoint '" + o.restart_path + "' is at " + m.step_noun + " " +
+                         std::to_string(c.header.step) + ", beyond this run's " + last);
+    }
     return c;
 }
+
+template <class T>
+State<T> checkpoint_state(const io::Checkpoint& c, const ModelInfo& model, const std::string& path) {
+    State<T> s;
+    s.step = c.header.step;
+    for (const FieldDecl& f : model.fields) {
+        if (!holds_state(f.role)) continue;
+        const auto at = std::find(c.field_names.begin(), c.field_names.end(), f.name);
+        if (at == c.field_names.end())
+            throw Error("checkpoint '" + path + "' lacks the " + model.name + " field '" + f.name + "'");
+        s.fields.emplace_back(f.name, c.field<T>(std::size_t(at - c.field_names.begin())));
+    }
+    for (const std::string& a : c.array_names) s.arrays.emplace_back(a, c.array<T>(a));
+    return s;
+}
+
+template <class T>
+void write_state(const std::string& path, const Problem& problem, TypedEngine<T>& engine) {
+    const State<T> s = engine.state();
+    const Extent e = problem.extent();
+    const io::CheckpointHeader h{problem.model().name, precision_of<T>(), e.nx, e.ny, e.nz, e.ghost, e.dims, s.step,
+                                 double(s.step) * problem.dt(), problem.fingerprint()};
+    std::vector<std::pair<std::string, const HostField<T>*>> fields;
+    for (const auto& [name, f] : s.fields) fields.emplace_back(name, &f);
+    std::vector<std::pair<std::string, const std::vector<T>*>> arrays;
+    for (const auto& [name, a] : s.arrays) arrays.emplace_back(name, &a);
+    io::write_checkpoint<T>(path, h, fields, arrays);
+}
+
+template State<float> checkpoint_state<float>(const io::Checkpoint&, const ModelInfo&, const std::string&);
+template State<double> checkpoint_state<double>(const io::Checkpoint&, const ModelInfo&, const std::string&);
+template void write_state<float>(const std::string&, const Problem&, TypedEngine<float>&);
+template void write_state<double>(const std::string&, const Problem&, TypedEngine<double>&);
 
 void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
                         double run_value) {

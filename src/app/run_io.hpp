@@ -120,16 +120,19 @@ private:
 // Reads a checkpoint for a restart and checks it is `model` at `precision` with `extent`.
 io::Checkpoint read_restart(const std::string& path, const std::string& model, Precision precision,
                             const Extent& extent);
-// The checkpoint a run restarts from (none without --restart): read_restart's checks, each of
-// `params` the same bitwise as the run's, and a step not past `last_step` (a restart continues
-// to the same --steps as the uninterrupted run, or further).
-std::optional<io::Checkpoint> open_restart(const IoOptions& o, const std::string& model, Precision precision,
-                                           const Extent& extent,
-                                           const std::vector<std::pair<std::string, double>>& params,
-                                           std::int64_t last_step);
+// The checkpoint a run restarts from (none without --restart): read_restart's checks, each of the
+// problem's fingerprint the same bitwise as the run's, and a step not past its last (a restart
+// continues to the same last step as the uninterrupted run, or further).
+std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& problem, Precision precision);
 // Throws UsageError naming the parameter when the checkpoint's differs (bitwise) from the run's.
 void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
                         double run_value);
+// The state a checkpoint holds: every state field of the model, and the arrays.
+template <class T>
+State<T> checkpoint_state(const io::Checkpoint& c, const ModelInfo& model, const std::string& path);
+// Writes the engine's state to a checkpoint (to PATH.tmp, renamed).
+template <class T>
+void write_state(const std::string& path, const Problem& problem, TypedEngine<T>& engine);
 
 // The JSON keys every run adds: snapshots, snapshot_wait_s (Snapshots::waited_s), checkpoints, restart.
 void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots, double snapshot_wait_s,

@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA backend as seen from plain C++ (no CUDA headers): engines, strategies, devices.
+// The CUDA backend as seen from plain C++ (no CUDA headers): strategies, devices, the probe.
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -11,21 +11,13 @@
 
 namespace strata::cuda {
 
-template <class T>
-std::unique_ptr<ApfEngine<T>> make_apf_engine(const ApfParams& p, const ApfFields<T>* initial,
-                                              const EngineOptions& o);
-template <class T>
-std::unique_ptr<HeatEngine<T>> make_heat_engine(const HeatParams& p, const HostField<T>* initial,
-                                                const EngineOptions& o);
-template <class T>
-std::unique_ptr<WaveEngine<T>> make_wave_engine(const WaveProblem<T>& p, const WaveState<T>* initial,
-                                                const EngineOptions& o);
-
-std::vector<std::string> kernel_names(std::string_view model, bool chunked_only);
-std::string kernel_description(std::string_view model, std::string_view name);
-// The strategy a run gets without --kernel (until the autotuner's wisdom replaces it).
-// `points`: heat3d's stencil (7, 19 or 27), 0 for the other models.
-std::string default_kernel(std::string_view model, std::int64_t cells, int points = 0);
+// The strategies of a model of this dimension and stencil radius (strategy_names.hpp).
+std::vector<std::string> kernel_names(int dims, int radius, bool chunked_only);
+std::string kernel_description(int dims, int radius, std::string_view name);
+bool kernel_takes_depth(int dims, int radius, std::string_view name);
+// The strategy a run gets without --kernel (until the autotuner's wisdom replaces it), from the
+// model's dimension, radius and stencil points, and the grid's cells.
+std::string default_kernel(int dims, int radius, int points, std::int64_t cells);
 
 // Throws Error with a clear message when no usable device is present.
 void require_device();

@@ -28,30 +28,41 @@ std::vector<std::string> names_of(const std::array<StrategyDoc, N>& docs, bool c
         if (d.chunked || !chunked_only) out.emplace_back(d.name);
     return out;
 }
+// Calls f with the strategy docs of a model of this dimension and radius.
+template <class F>
+auto with_docs(int dims, int radius, F&& f) {
+    if (radius == 4) return f(kStrategiesWave);
+    return dims == 2 ? f(kStrategies2d) : f(kStrategies3d);
+}
 }  // namespace
 
-std::vector<std::string> kernel_names(std::string_view model, bool chunked_only) {
-    if (model == "wave3d") return names_of(kStrategiesWave, chunked_only);
-    return model == "apf" ? names_of(kStrategies2d, chunked_only) : names_of(kStrategies3d, chunked_only);
+std::vector<std::string> kernel_names(int dims, int radius, bool chunked_only) {
+    return with_docs(dims, radius, [&](const auto& docs) { return names_of(docs, chunked_only); });
 }
 
-std::string kernel_description(std::string_view model, std::string_view name) {
-    auto find = [&](const auto& docs) -> std::string {
+std::string kernel_description(int dims, int radius, std::string_view name) {
+    return with_docs(dims, radius, [&](const auto& docs) {
         for (const auto& d : docs)
             if (d.name == name) return std::string(d.what);
-        return "";
-    };
-    if (model == "wave3d") return find(kStrategiesWave);
-    return model == "apf" ? find(kStrategies2d) : find(kStrategies3d);
+        return std::string();
+    });
 }
 
-std::string default_kernel(std::string_view model, std::int64_t cells, int points) {
+bool kernel_takes_depth(int dims, int radius, std::string_view name) {
+    return with_docs(dims, radius, [&](const auto& docs) {
+        for (const auto& d : docs)
+            if (d.name == name) return d.temporal;
+        return false;
+    });
+}
+
+std::string default_kernel(int dims, int radius, int points, std::int64_t cells) {
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
     // apf 8192^2: temporal depth 4 is 2.98x (fp32) and 2.42x (fp64) the best single sweep.
-    if (model == "apf") return "temporal";
-    if (model == "wave3d") return "async";  // 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%
+    if (dims == 2) return "temporal";
+    if (radius == 4) return "async";  // wave3d: 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%
     // heat at 512^3: 7pt temporal depth 4 is 2.4x (fp32) and 2.3x (fp64) cached, the best single
     // sweep; 19pt temporal depth 2 is 1.6x / 1.7x async; 27pt temporal is slower than async at
     // every depth (its register queues, three plane sums per cell and level, spill from depth 2 on).

@@ -1,87 +1,112 @@
 #pragma once
-// Device reductions over the interior of a field: max |v| and sum v^2 in double, where v is any
-// per-cell value (the field itself, or its error against an exact solution). Warp shuffles
-// reduce inside a warp, shared memory across the block's warps, each block writes one partial,
-// and a single block combines the partials: no atomics, and the same order on every run.
+// Device reductions over the interior of a model's fields: for each of the K values a model's
+// observer computes per cell, max |v|, sum v and sum v^2, in double. Warp shuffles reduce inside
+// a warp, shared memory across the block's warps, each block writes one partial, and a single
+// block combines the partials: no atomics, and the same order on every run.
 #include <cuda_runtime.h>
 
 #include "check.hpp"
 #include "device_buffer.hpp"
 #include "grid.cuh"
+#include "strata/model.hpp"
 
 namespace strata::cuda {
 
-struct MaxSum {
-    double max_abs = 0, sum_sq = 0;
+// K reductions of (max |v|, sum v, sum v^2), combined component by component.
+template <int K>
+struct Partial {
+    Reduced r[K];
+    __device__ void combine(const Partial& o) {
+#pragma unroll
+        for (int n = 0; n < K; ++n) {
+            r[n].max_abs = fmax(r[n].max_abs, o.r[n].max_abs);
+            r[n].sum += o.r[n].sum;
+            r[n].sum_sq += o.r[n].sum_sq;
+        }
+    }
+    __device__ Partial shfl_down(int offset) const {
+        Partial p;
+#pragma unroll
+        for (int n = 0; n < K; ++n) {
+            p.r[n].max_abs = __shfl_down_sync(0xffffffffu, r[n].max_abs, offset);
+            p.r[n].sum = __shfl_down_sync(0xffffffffu, r[n].sum, offset);
+            p.r[n].sum_sq = __shfl_down_sync(0xffffffffu, r[n].sum_sq, offset);
+        }
+        return p;
+    }
 };
 
-__device__ __forceinline__ double2 combine(double2 a, double2 b) { return {fmax(a.x, b.x), a.y + b.y}; }
-
-__device__ __forceinline__ double2 block_reduce(double2 v) {
-    __shared__ double2 warp_part[32];
-    for (int o = 16; o > 0; o >>= 1)
-        v = combine(v, double2{__shfl_down_sync(0xffffffffu, v.x, o), __shfl_down_sync(0xffffffffu, v.y, o)});
+template <int K>
+__device__ __forceinline__ Partial<K> block_reduce(Partial<K> v) {
+    __shared__ Partial<K> warp_part[32];
+    for (int o = 16; o > 0; o >>= 1) v.combine(v.shfl_down(o));
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) warp_part[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        v = lane < int(blockDim.x >> 5) ? warp_part[lane] : double2{0, 0};
-        for (int o = 16; o > 0; o >>= 1)
-            v = combine(v, double2{__shfl_down_sync(0xffffffffu, v.x, o), __shfl_down_sync(0xffffffffu, v.y, o)});
+        v = lane < int(blockDim.x >> 5) ? warp_part[lane] : Partial<K>{};
+        for (int o = 16; o > 0; o >>= 1) v.combine(v.shfl_down(o));
     }
     return v;
 }
 
+// The fields of a model as its observer reads them (Cell, model.hpp), passed by value.
+template <class T, int N>
+struct FieldOrigins {
+    const T* p[N];
+};
+
 // Blocks stride over the interior rows (j, k); threads stride along x.
-template <class Value>
-__global__ void reduce_rows(const DevGrid g, const Value value, double2* partials) {
-    double2 acc{0, 0};
+template <class Observer, class T, int N>
+__global__ void reduce_rows(const DevGrid g, const FieldOrigins<T, N> fields, const Observer obs,
+                            Partial<Observer::count>* partials) {
+    constexpr int K = Observer::count;
+    Partial<K> acc{};
     const std::int64_t rows = std::int64_t(g.ny) * g.nz;
     for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
         const int j = int(r % g.ny), k = int(r / g.ny);
         for (int i = threadIdx.x; i < g.nx; i += blockDim.x) {
-            const double v = value(i, j, k);
-            acc = combine(acc, double2{fabs(v), v * v});
+            const Cell<T, N> c{fields.p, g.pitch, g.plane, i, j, k};
+            double v[K];
+            obs(c, v);
+#pragma unroll
+            for (int n = 0; n < K; ++n) acc.r[n].add(v[n]);
         }
     }
     acc = block_reduce(acc);
     if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
-static __global__ void reduce_partials(const double2* partials, int n, double2* out) {
-    double2 acc{0, 0};
-    for (int i = threadIdx.x; i < n; i += blockDim.x) acc = combine(acc, partials[i]);
+template <int K>
+__global__ void reduce_partials(const Partial<K>* partials, int n, Partial<K>* out) {
+    Partial<K> acc{};
+    for (int i = threadIdx.x; i < n; i += blockDim.x) acc.combine(partials[i]);
     acc = block_reduce(acc);
     if (threadIdx.x == 0) *out = acc;
 }
 
 // Owns the partials buffer; one reduction at a time on the given stream.
+template <int K>
 class Reducer {
 public:
     static constexpr int kBlocks = 1024, kThreads = 256;
     Reducer() : partials_(kBlocks + 1) {}
 
-    template <class Value>
-    MaxSum run(const DevGrid& g, const Value& value, cudaStream_t stream) {
-        reduce_rows<<<kBlocks, kThreads, 0, stream>>>(g, value, partials_.get());
+    template <class Observer, class T, int N>
+    void run(const DevGrid& g, const FieldOrigins<T, N>& fields, const Observer& obs, Reduced (&out)[K],
+             cudaStream_t stream) {
+        reduce_rows<<<kBlocks, kThreads, 0, stream>>>(g, fields, obs, partials_.get());
         STRATA_CUDA_CHECK_LAUNCH();
         reduce_partials<<<1, 1024, 0, stream>>>(partials_.get(), kBlocks, partials_.get() + kBlocks);
         STRATA_CUDA_CHECK_LAUNCH();
-        double2 r;
+        Partial<K> r;
         STRATA_CUDA_CHECK(cudaMemcpyAsync(&r, partials_.get() + kBlocks, sizeof r, cudaMemcpyDeviceToHost, stream));
         STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
-        return {r.x, r.y};
+        for (int n = 0; n < K; ++n) out[n] = r.r[n];
     }
 
 private:
-    DeviceBuffer<double2> partials_;
-};
-
-template <class T>
-struct FieldValue {
-    const T* p;
-    DevGrid g;
-    __device__ double operator()(int i, int j, int k) const { return double(p[g.at(i, j, k)]); }
+    DeviceBuffer<Partial<K>> partials_;
 };
 
 }  // namespace strata::cuda

@@ -303,9 +303,9 @@ Strategy<Model> temporal3d_strategy(std::string_view name) {
     return t;
 }
 
-// The kernels of the strategies in strategy_names.hpp, entry by entry.
+// The kernels of the radius-1 strategies in strategy_names.hpp, entry by entry.
 template <class Model>
-std::vector<Strategy<Model>> strategies() {
+std::vector<Strategy<Model>> radius1_strategies() {
     std::vector<LaunchFn<Model>> kernels;
     std::vector<Strategy<Model>> out;
     if constexpr (Model::dims == 2) {

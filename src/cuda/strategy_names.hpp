@@ -8,7 +8,8 @@ namespace strata::cuda {
 
 struct StrategyDoc {
     std::string_view name, what;
-    bool chunked = false;  // takes --chunk (rows or planes per block)
+    bool chunked = false;   // takes --chunk (rows or planes per block)
+    bool temporal = false;  // takes --depth: several steps per pass over memory
 };
 
 inline constexpr std::array<StrategyDoc, 6> kStrategies2d{{
@@ -17,7 +18,8 @@ inline constexpr std::array<StrategyDoc, 6> kStrategies2d{{
     {"planes", "sliding rows: 128-thread rows march along y, rows above/below in registers", true},
     {"multi2", "sliding rows, 2 rows per thread per pass", true},
     {"multi4", "sliding rows, 4 rows per thread per pass", true},
-    {"temporal", "--depth K steps per pass over memory: 64x64 overlapped tiles advanced in shared memory"},
+    {"temporal", "--depth K steps per pass over memory: 64x64 overlapped tiles advanced in shared memory", false,
+     true},
 }};
 
 inline constexpr std::array<StrategyDoc, 9> kStrategies3d{{
@@ -30,7 +32,7 @@ inline constexpr std::array<StrategyDoc, 9> kStrategies3d{{
     {"async", "vec with cp.async: planes copied straight to a 4-stage shared-memory ring, 3 ahead", true},
     {"cached", "in memory order like a copy: 16-byte accesses, 4 (fp32) or 3 (fp64) planes per thread, "
                "neighbours from L1/L2"},
-    {"temporal", "--depth K steps per pass: 64x32 overlapped tiles stream along z, K levels pipelined", true},
+    {"temporal", "--depth K steps per pass: 64x32 overlapped tiles stream along z, K levels pipelined", true, true},
 }};
 
 // The radius-4 wave model (wave_strategies.cuh).

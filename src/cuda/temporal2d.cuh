@@ -23,14 +23,17 @@
 //   row), which feed only cells that are not exact either. Rows no level reaches are skipped by
 //   whole warps.
 //
-// The mirror boundary needs no ghost cells: a neighbour outside the domain is its mirror image,
-// which for the cells on the domain's edge is the neighbour on the other side (e(-1) = e(1) at
-// x = 0, e(n) = e(n-2) at x = n-1), so those cells swap the two (blocks touching the edge only,
-// a block-uniform branch). Cells outside the domain are advanced like any other and never read
-// by a cell inside it.
+// The boundary needs no ghost cells: a neighbour outside the domain is its mirror image, which
+// for the cells on the domain's edge is the neighbour on the other side (e(-1) = e(1) at x = 0,
+// e(n) = e(n-2) at x = n-1), or 0 for a zero (Dirichlet) boundary; those cells substitute it
+// (blocks touching the edge only, a block-uniform branch). Cells outside the domain are advanced
+// like any other and never read by a cell inside it. A model without pointwise state (Point
+// empty) advances and stores its stencil field alone.
 //
 // Shared memory holds the tile twice: step s reads one copy and writes the other, so one barrier
 // per step suffices.
+#include <type_traits>
+
 #include "check.hpp"
 #include "grid.cuh"
 #include "strategies3d.cuh"
@@ -63,6 +66,19 @@ struct TemporalTile {
 template <int BX>
 inline constexpr bool kPairRows2d = BX < 32;
 
+// Whether a model has pointwise state (apf's R) that travels with its cells.
+template <class Model>
+inline constexpr bool kHasPoint = !std::is_empty_v<typename Model::Point>;
+
+// The update of one cell in registers, with its pointwise state if it has one.
+template <class Model, class Nb, class T>
+__device__ __forceinline__ void update_cell(const Model& m, const Nb& nb, T& value, T& point) {
+    if constexpr (kHasPoint<Model>)
+        m.update(nb, value, point);
+    else
+        m.update(nb, value);
+}
+
 template <class Model, int BX, int BY, int CY, bool Edge>
 __device__ __forceinline__ void temporal2d_steps(
     const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
@@ -92,16 +108,16 @@ __device__ __forceinline__ void temporal2d_steps(
                 for (int v = 0; v < V; ++v) {
                     T w = v > 0 ? old.v[v - 1] : left, e = v + 1 < V ? old.v[v + 1] : right;
                     T n = prev.v[v], sn = down.v[v];
-                    if constexpr (Edge) {  // the mirror image of a neighbour outside the domain
-                        if (x + v == 0) w = e;
-                        if (x + v == g.nx - 1) e = w;
-                        if (y + j == 0) n = sn;
-                        if (y + j == g.ny - 1) sn = n;
+                    if constexpr (Edge) {  // a neighbour outside the domain: its mirror image, or 0
+                        if (x + v == 0) w = Model::mirror ? e : T(0);
+                        if (x + v == g.nx - 1) e = Model::mirror ? w : T(0);
+                        if (y + j == 0) n = Model::mirror ? sn : T(0);
+                        if (y + j == g.ny - 1) sn = Model::mirror ? n : T(0);
                     }
                     auto nb = [&](int di, int dj) {
                         return dj < 0 ? n : dj > 0 ? sn : di < 0 ? w : di > 0 ? e : old.v[v];
                     };
-                    m.update(nb, ev[j].v[v], p[j].v[v]);
+                    update_cell(m, nb, ev[j].v[v], p[j].v[v]);
                 }
                 prev = old;
             }
@@ -127,7 +143,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     using P = typename Model::Point;
     using Tile = TemporalTile<T, BX, BY, CY>;
     constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS;
-    static_assert(sizeof(P) == sizeof(T), "the pointwise state is one word per cell, moved V at a time");
+    static_assert(!kHasPoint<Model> || sizeof(P) == sizeof(T), "the pointwise state is one word per cell, moved V at a time");
     using Vec = typename Model::template Run<V>;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* const tiles_a = reinterpret_cast<T*>(smem_raw);
@@ -172,11 +188,19 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
             if (!cols || sy < depth || sy >= TH - depth || y + j >= g.ny || x >= g.nx) continue;
             const std::int64_t c = g.at(x, y + j);
             if (x + V <= g.nx) {
-                m.write_run(ev[j], p[j], wr, c);
+                if constexpr (kHasPoint<Model>)
+                    m.write_run(ev[j], p[j], wr, c);
+                else
+                    m.write_run(ev[j], wr, c);
             } else {
 #pragma unroll
-                for (int v = 0; v < V; ++v)
-                    if (x + v < g.nx) m.write(ev[j].v[v], p[j].v[v], wr, c + v);
+                for (int v = 0; v < V; ++v) {
+                    if (x + v >= g.nx) continue;
+                    if constexpr (kHasPoint<Model>)
+                        m.write(ev[j].v[v], p[j].v[v], wr, c + v);
+                    else
+                        m.write(ev[j].v[v], wr, c + v);
+                }
             }
         }
     };
@@ -187,7 +211,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     for (int j = 0; j < CY; ++j) {
         const std::int64_t c = source(t, j);
         ev[j] = *reinterpret_cast<const Vec*>(rd.in + c);
-        p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
+        if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
         if (j == 0 || j == CY - 1) *reinterpret_cast<Vec*>(tiles_a + (row0 + j) * TW + sx) = ev[j];
     }
     __syncthreads();

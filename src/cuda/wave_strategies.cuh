@@ -1,6 +1,6 @@
 #pragma once
 // The strategies of the radius-4 wave model (Wave3D), kernel templates over the model and the
-// launch shape, and their entries in the strategy table TimeLoop picks from (strategies.cuh holds
+// launch shape, and their entries in the strategy table the engine picks from (strategies.cuh holds
 // the radius-1 strategies, whose tiles and queues are one cell deep).
 #include <algorithm>
 #include <string>
@@ -331,16 +331,6 @@ std::vector<Strategy<Model>> wave_strategy_table() {
     for (std::size_t i = 0; i < kStrategiesWave.size(); ++i)
         out.push_back({std::string(kStrategiesWave[i].name), kernels[i], kStrategiesWave[i].chunked});
     return out;
-}
-
-// TimeLoop finds a model's strategies through strategies<Model>(): the wave's are these.
-template <>
-inline std::vector<Strategy<Wave3D<float>>> strategies<Wave3D<float>>() {
-    return wave_strategy_table<Wave3D<float>>();
-}
-template <>
-inline std::vector<Strategy<Wave3D<double>>> strategies<Wave3D<double>>() {
-    return wave_strategy_table<Wave3D<double>>();
 }
 
 }  // namespace strata::cuda

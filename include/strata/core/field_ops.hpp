@@ -40,6 +40,29 @@ void zero_ghosts(HostField<T>& f) {
                 if (i < 0 || j < 0 || k < 0 || i >= e.nx || j >= e.ny || k >= e.nz) f.at(i, j, k) = T(0);
 }
 
+// Mirror boundaries: each ghost cell takes the value two cells inward (u[-1] = u[1],
+// u[n] = u[n-2]) along the axis it lies beyond, the classic no-flux condition (corners stay).
+template <class T>
+void mirror_ghosts(HostField<T>& u) {
+    const Extent& e = u.extent;
+    for (int k = 0; k < e.nz; ++k) {
+        for (int j = 0; j < e.ny; ++j) {
+            u.at(-1, j, k) = u.at(1, j, k);
+            u.at(e.nx, j, k) = u.at(e.nx - 2, j, k);
+        }
+        for (int i = 0; i < e.nx; ++i) {
+            u.at(i, -1, k) = u.at(i, 1, k);
+            u.at(i, e.ny, k) = u.at(i, e.ny - 2, k);
+        }
+    }
+    if (e.dims == 3)
+        for (int j = 0; j < e.ny; ++j)
+            for (int i = 0; i < e.nx; ++i) {
+                u.at(i, j, -1) = u.at(i, j, 1);
+                u.at(i, j, e.nz) = u.at(i, j, e.nz - 2);
+            }
+}
+
 // The interior cells in one compact array, x fastest: what snapshots and checkpoints hold.
 template <class T>
 std::vector<T> interior_values(const HostField<T>& f) {

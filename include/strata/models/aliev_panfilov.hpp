@@ -2,9 +2,15 @@
 // The Aliev-Panfilov cardiac model exactly as the classic UCSD `apf` program computes it:
 // the same constants, mesh, initial state, mirror boundaries, time step rule and statistics.
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "strata/core/field.hpp"
 #include "strata/core/hd.hpp"
+#include "strata/model.hpp"
+#include "strata/problem.hpp"
 
 namespace strata {
 
@@ -38,12 +44,14 @@ ApfSchedule apf_schedule_for_time(double dt, double t_final);
 // flight) and `store` (the update of one cell from its neighbourhood and that state).
 // `mirror` says the boundary is the classic mirror: a ghost reads the cell two inward.
 // `update` (the new E and R of a cell, in registers) and `write` let a strategy advance cells
-// several steps on chip before storing them.
+// several steps on chip before storing them. `bind` makes the Fields from the engine's buffers
+// of the model's fields (ApfProblem::fields: E, R).
 template <class T>
 struct AlievPanfilov {
     using value_type = T;
     static constexpr int dims = 2;
     static constexpr int radius = 1;
+    static constexpr int stencil_points = 5;
     static constexpr bool mirror = true;
     static constexpr bool star = true;
     static constexpr int flops_per_cell = 28;               // the classic program's count
@@ -59,6 +67,8 @@ struct AlievPanfilov {
     T alpha, dt;
 
     explicit AlievPanfilov(const ApfParams& p) : alpha(T(p.alpha)), dt(T(p.dt)) {}
+
+    STRATA_HD static Fields bind(const FieldPtrs<T, 2>& b) { return {b.in[0], b.out[0], b.out[1]}; }
 
     STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { return f.r[i]; }
 
@@ -100,28 +110,72 @@ struct AlievPanfilov {
     }
 };
 
-// The model's state on the host: E (the latest membrane potential) and R (the recovery variable).
-template <class T>
-struct ApfFields {
-    HostField<T> e, r;
+// The model as the engines and the run driver see it (model.hpp, problem.hpp): `strata run apf`.
+class ApfProblem final : public Problem {
+public:
+    // E (the membrane potential) through the 5-point stencil, R (the recovery variable) pointwise.
+    static constexpr FieldDecl fields[] = {{"E", FieldRole::stencil, 0, 1}, {"R", FieldRole::state, 0, 0.5}};
+    template <class T>
+    using Kernel = AlievPanfilov<T>;
+    template <class T, class F>
+    decltype(auto) with_kernel(F&& f) const {
+        return f(AlievPanfilov<T>(params));
+    }
+    template <class T>
+    std::vector<std::pair<std::string, HostField<T>>> coefficients() const {
+        return {};
+    }
+
+    // The classic initial state: E = 1 on the right half of the columns, R = 1 on the lower half
+    // of the rows (mesh indices i >= n/2+2 and j >= n/2+1, counted from 1).
+    struct Initial {
+        int n, m;
+        STRATA_HD double operator()(int field, int i, int j, int) const {
+            return field == 0 ? (i >= n / 2 + 1 ? 1.0 : 0.0) : (j >= m / 2 ? 1.0 : 0.0);
+        }
+    };
+    Initial initial() const { return {params.n, params.m}; }
+
+    // max |E| and sqrt(mean E^2) over the (n+1)^2 mesh points.
+    struct Observer {
+        static constexpr int count = 1;
+        void at(double /*t*/) {}
+        template <class C>
+        STRATA_HD void operator()(const C& c, double (&v)[1]) const {
+            v[0] = c(0);
+        }
+        Observables named(const Reduced (&r)[1], double cells) const;
+    };
+    Observer observer() const { return {}; }
+
+    explicit ApfProblem(const ApfParams& p, std::int64_t steps = 1);
+    ApfProblem(const ApfParams& p, const ApfSchedule& s) : params(p), schedule(s) {}
+    static ModelInfo describe();
+    static std::unique_ptr<Problem> from_params(const Params& params, std::ostream& out);
+    static std::unique_ptr<Problem> box(const Params& params, int nx, int ny, int nz);
+
+    const ModelInfo& model() const override;
+    Extent extent() const override { return params.extent(); }
+    double dt() const override { return params.dt; }
+    std::int64_t steps() const override { return schedule.steps; }
+    double t_end() const override { return schedule.t_end; }
+    std::vector<std::pair<std::string, double>> fingerprint() const override;
+    std::string title() const override { return "Aliev-Panfilov (apf)"; }
+    std::string label() const override;
+    void describe(Report& r) const override;
+    void report(Engine& e, Report& r) const override;
+    std::vector<ModelHook> hooks() const override;
+    SnapshotSpec snapshot_spec() const override;
+    std::int64_t snapshot_every() const override { return plot_every; }
+    void check(std::int64_t every) const override;
+
+    ApfParams params;
+    ApfSchedule schedule;
+    std::int64_t stats_every = 0;  // -s: print the norms every k iterations
+    std::int64_t plot_every = 0;   // -p: snapshots every k iterations
+    int px = 1, py = 1;            // -x, -y: the process geometry
+    bool no_comm = false;          // -k
+    bool debug = false;            // -d: print the final mesh
 };
-
-// The classic initial state: E = 1 on the right half of the columns, R = 1 on the lower half
-// of the rows (mesh indices i >= n/2+2 and j >= n/2+1, counted from 1).
-template <class T>
-ApfFields<T> apf_initial_state(const ApfParams& p);
-
-// Mirror boundaries: each ghost cell takes the value two cells inward (E[0] = E[2],
-// E[n+2] = E[n]), the classic no-flux condition.
-template <class T>
-void apf_mirror_ghosts(HostField<T>& e);
-
-// max |E| and sqrt(mean E^2) over the (n+1)^2 mesh points.
-struct ApfStats {
-    double max_abs = 0;
-    double l2 = 0;
-};
-template <class T>
-ApfStats apf_stats(const HostField<T>& e);
 
 }  // namespace strata

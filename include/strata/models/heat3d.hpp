@@ -2,11 +2,17 @@
 // 3D heat equation u_t = kappa * lap(u) on the unit cube, Dirichlet 0 on the boundary, explicit
 // Euler in time, with the 7-point or the standard isotropic 19- and 27-point Laplacians.
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "strata/core/field.hpp"
-#include "strata/core/plane_sums.hpp"
 #include "strata/core/hd.hpp"
+#include "strata/core/plane_sums.hpp"
+#include "strata/model.hpp"
+#include "strata/problem.hpp"
 
 namespace strata {
 
@@ -38,15 +44,16 @@ struct HeatParams {
 // 7-point c*(F - 6u); 19-point (c/6)*(2F + E - 24u); 27-point (c/30)*(14F + 3E + C - 128u).
 // Every backend groups the sums the same way, so they round the same way.
 //
-// The model API (Fields, load_point, store, mirror) is described at AlievPanfilov; `plane_sums`
-// and `store_planes` are the 2.5D strategies' entry. The boundary is a ghost layer of zeros that
-// no update writes.
+// The model API (Fields, load_point, store, mirror, bind) is described at AlievPanfilov;
+// `plane_sums` and `store_planes` are the 2.5D strategies' entry. The boundary is a ghost layer
+// of zeros that no update writes.
 template <class T, HeatStencil S>
 struct Heat3D {
     using value_type = T;
     static constexpr int dims = 3;
     static constexpr int radius = 1;
     static constexpr int points = int(S);
+    static constexpr int stencil_points = int(S);
     static constexpr bool star = S == HeatStencil::p7;
     static constexpr bool mirror = false;
     static constexpr bool zero_ghosts = true;  // strategies may zero-fill ghosts instead of reading them
@@ -64,6 +71,8 @@ struct Heat3D {
 
     explicit Heat3D(const HeatParams& p)
         : w(T(S == HeatStencil::p7 ? p.c : S == HeatStencil::p19 ? p.c / 6 : p.c / 30)) {}
+
+    STRATA_HD static Fields bind(const FieldPtrs<T, 1>& b) { return {b.in[0], b.out[0]}; }
 
     STRATA_HD Point load_point(const Fields&, std::int64_t) const { return {}; }
 
@@ -132,20 +141,68 @@ struct HeatExact {
     STRATA_HD double mode(int i, int j, int k) const;  // at interior index (i, j, k)
 };
 
-// u0 = the exact solution at t = 0 at the interior points, 0 on the boundary.
-template <class T>
-HostField<T> heat_initial_state(const HeatParams& p);
+// The model as the engines and the run driver see it (model.hpp, problem.hpp): `strata run heat3d`.
+class Heat3dProblem final : public Problem {
+public:
+    static constexpr FieldDecl fields[] = {{"u", FieldRole::stencil, 0, 1}};
+    template <class T>
+    using Kernel = Heat3D<T, HeatStencil::p7>;
+    template <class T, class F>
+    decltype(auto) with_kernel(F&& f) const {
+        switch (params.stencil) {
+            case HeatStencil::p19: return f(Heat3D<T, HeatStencil::p19>(params));
+            case HeatStencil::p27: return f(Heat3D<T, HeatStencil::p27>(params));
+            default: return f(Heat3D<T, HeatStencil::p7>(params));
+        }
+    }
+    template <class T>
+    std::vector<std::pair<std::string, HostField<T>>> coefficients() const {
+        return {};
+    }
 
-// max |u - exact(t)| over the interior.
-template <class T>
-double heat_max_error(const HeatParams& p, const HostField<T>& u, double t);
+    // u0 = the exact solution at t = 0 at the interior points.
+    struct Initial {
+        HeatExact ex;
+        STRATA_HD double operator()(int, int i, int j, int k) const { return ex.mode(i, j, k); }
+    };
+    Initial initial() const { return {HeatExact::of(params)}; }
 
-struct HeatStats {
-    double max_abs = 0;
-    double l2 = 0;  // sqrt(mean u^2) over the interior
+    // u, and its error against the exact solution at time t: max |u|, sqrt(mean u^2), max |u - exact|.
+    struct Observer {
+        static constexpr int count = 2;
+        HeatExact ex;
+        double decay = 1;
+        void at(double t);
+        template <class C>
+        STRATA_HD void operator()(const C& c, double (&v)[2]) const {
+            v[0] = c(0);
+            v[1] = v[0] - decay * ex.mode(c.i, c.j, c.k);
+        }
+        Observables named(const Reduced (&r)[2], double cells) const;
+    };
+    Observer observer() const { return {HeatExact::of(params)}; }
+
+    Heat3dProblem(const HeatParams& p, std::int64_t steps = 1) : params(p), steps_(steps) {}
+    static ModelInfo describe();
+    static std::unique_ptr<Problem> from_params(const Params& params, std::ostream& out);
+    static std::unique_ptr<Problem> box(const Params& params, int nx, int ny, int nz);
+
+    const ModelInfo& model() const override;
+    Extent extent() const override { return params.extent(); }
+    double dt() const override { return params.dt; }
+    std::int64_t steps() const override { return steps_; }
+    std::vector<std::pair<std::string, double>> fingerprint() const override;
+    std::string title() const override;
+    std::string label() const override;
+    void describe(Report& r) const override;
+    void report(Engine& e, Report& r) const override;
+    SnapshotSpec snapshot_spec() const override;
+
+    HeatParams params;
+
+private:
+    std::int64_t steps_;
 };
-template <class T>
-HeatStats heat_stats(const HostField<T>& u);
 
 }  // namespace strata
 

@@ -3,12 +3,17 @@
 // Laplacian (8th-order central differences) in space, p = 0 on a ghost layer four cells wide, and
 // a sponge (damping) layer along every face that absorbs outgoing waves before they reach it.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "strata/core/field.hpp"
 #include "strata/core/hd.hpp"
+#include "strata/features.hpp"
+#include "strata/model.hpp"
+#include "strata/problem.hpp"
 
 namespace strata {
 
@@ -39,9 +44,6 @@ struct WaveParams {
     static double sponge_eta_for(int width, double h, double dt, double v_max);
 };
 
-// The Ricker wavelet of peak frequency f0, delayed by t0 = 1.5 / f0 so it starts at ~0.
-STRATA_HD double ricker(double t, double f0);
-
 // One cell's update. The neighbourhood `u(di, dj, dk)` reads p^n; the cell also reads its own
 // p^{n-1} and writes p^{n+1} at the same index of the same buffer (`out`): each cell reads only
 // its own p^{n-1}, so the two p buffers plus vdt2 are all the memory, 16 bytes per cell in fp32.
@@ -54,6 +56,7 @@ struct Wave3D {
     using value_type = T;
     static constexpr int dims = 3;
     static constexpr int radius = 4;
+    static constexpr int stencil_points = 25;
     static constexpr bool star = true;
     static constexpr bool mirror = false;
     static constexpr bool zero_ghosts = true;  // strategies may zero-fill ghosts instead of reading them
@@ -82,6 +85,9 @@ struct Wave3D {
           nz(p.nz),
           sponge(p.sponge),
           sponge_eta(T(p.sponge_eta)) {}
+
+    // Wave3dProblem's fields: p, prev (p's other buffer), vdt2.
+    STRATA_HD static Fields bind(const FieldPtrs<T, 3>& b) { return {b.in[0], b.out[0], b.in[2]}; }
 
     // h^2 lap(p) at the cell.
     template <class Nb>
@@ -114,40 +120,6 @@ struct Wave3D {
     }
 };
 
-// A source or receiver snapped to its nearest grid point.
-struct GridPoint {
-    int i = 0, j = 0, k = 0;
-};
-struct GridSource {
-    GridPoint at;
-    double f0 = 0;
-    double scale = 0;  // (v dt)^2 / h^3 at the point: a unit point force, as vdt2 / h
-};
-
-// Everything an engine needs: the grid, (v dt / h)^2 per cell, sources, receivers, and how many
-// steps of traces to keep (steps beyond are run but not recorded).
-template <class T>
-struct WaveProblem {
-    WaveParams params;
-    HostField<T> vdt2;
-    std::vector<GridSource> sources;
-    std::vector<GridPoint> receivers;
-    std::int64_t record_steps = 0;
-};
-
-// The state after n steps: p^n and p^{n-1}, n (the sources' clock), and the traces recorded so
-// far (min(n, record_steps) rows of one value per receiver), so that a run continued from it
-// ends as if it had never stopped.
-template <class T>
-struct WaveState {
-    HostField<T> p, prev;
-    std::int64_t step = 0;
-    std::vector<T> traces;
-
-    // p = 0 at step 0
-    static WaveState at_rest(const Extent& e) { return {HostField<T>(e), HostField<T>(e), 0, {}}; }
-};
-
 // The velocity model: "1500" (constant), "layered:V1,V2@F" (V1 above depth F of the box along z,
 // V2 below), or, when `file` is set, nx*ny*nz raw float32 (x fastest). Throws UsageError on a bad
 // spec, an unreadable or wrong-size file, or a non-positive velocity.
@@ -164,29 +136,81 @@ WaveParams wave_params(int nx, int ny, int nz, double extent, const std::vector<
 template <class T>
 HostField<T> wave_vdt2(const WaveParams& p, const std::vector<float>& velocity);
 
-// The leapfrog's conserved discrete energy (without sources or sponge):
-//   E = sum (p - prev)^2 / vdt2 - sum p * L(prev),  L the h^2-scaled Laplacian,
-// positive while dt is stable (arbitrary units: multiply by h^3 / dt^2 for physical ones).
-struct WaveStats {
-    double max_abs = 0;
-    double energy = 0;
+// The model as the engines and the run driver see it (model.hpp, problem.hpp): `strata run wave3d`.
+// Point sources and receivers are the engines' generic feature (features.hpp), on p.
+class Wave3dProblem final : public Problem {
+public:
+    static constexpr FieldDecl fields[] = {
+        {"p", FieldRole::stencil, -1, 1}, {"prev", FieldRole::previous, -1, 1}, {"vdt2", FieldRole::coefficient}};
+    template <class T>
+    using Kernel = Wave3D<T>;
+    template <class T, class F>
+    decltype(auto) with_kernel(F&& f) const {
+        return f(Wave3D<T>(params));
+    }
+    template <class T>
+    std::vector<std::pair<std::string, HostField<T>>> coefficients() const {
+        return {{"vdt2", wave_vdt2<T>(params, velocity)}};
+    }
+
+    // At rest: p = 0 at step 0, only the sources make waves.
+    struct Initial {
+        STRATA_HD double operator()(int, int, int, int) const { return 0; }
+    };
+    Initial initial() const { return {}; }
+
+    // max |p|, and the leapfrog's conserved discrete energy (without sources or sponge)
+    //   E = sum (p - prev)^2 / vdt2 - sum p * L(prev),  L the h^2-scaled Laplacian,
+    // positive while dt is stable (arbitrary units: multiply by h^3 / dt^2 for physical ones).
+    // The Laplacian in double, whatever T: the energy is a diagnostic, not a step.
+    struct Observer {
+        static constexpr int count = 2;
+        void at(double) {}
+        template <class C>
+        STRATA_HD void operator()(const C& c, double (&v)[2]) const {
+            constexpr double w[5] = {Laplacian8::c[0], Laplacian8::c[1], Laplacian8::c[2], Laplacian8::c[3],
+                                     Laplacian8::c[4]};
+            const double pn = c(0), prev = c(1), d = pn - prev;
+            double lap = 3 * w[0] * prev;
+            for (int r = 1; r <= 4; ++r)
+                lap += w[r] * (c(1, -r, 0, 0) + c(1, r, 0, 0) + c(1, 0, -r, 0) + c(1, 0, r, 0) + c(1, 0, 0, -r) +
+                               c(1, 0, 0, r));
+            v[0] = pn;
+            v[1] = d * d / c(2) - pn * lap;
+        }
+        Observables named(const Reduced (&r)[2], double cells) const;
+    };
+    Observer observer() const { return {}; }
+
+    // The grid and velocity; no sources or receivers until they are added.
+    Wave3dProblem(const WaveParams& p, std::vector<float> velocity, std::int64_t steps = 1);
+    static ModelInfo describe();
+    static std::unique_ptr<Problem> from_params(const Params& params, std::ostream& out);
+    static std::unique_ptr<Problem> box(const Params& params, int nx, int ny, int nz);
+
+    const ModelInfo& model() const override;
+    Extent extent() const override { return params.extent3(); }
+    double dt() const override { return params.dt; }
+    std::int64_t steps() const override { return steps_; }
+    std::vector<std::pair<std::string, double>> fingerprint() const override;
+    std::string title() const override { return "3D acoustic waves (wave3d), 8th-order Laplacian"; }
+    std::string label() const override;
+    void describe(Report& r) const override;
+    void report(Engine& e, Report& r) const override;
+    void finish(Engine& e, Report& r, const std::string& dir) const override;
+    SnapshotSpec snapshot_spec() const override;
+    PointFeatures points() const override;
+
+    WaveParams params;
+    std::vector<float> velocity;          // nx*ny*nz, x fastest
+    std::vector<PointSource> sources;     // a Ricker wavelet each, added to p after every step
+    std::vector<GridPoint> receivers;     // p recorded there after every step
+    std::int64_t record_steps = 0;        // steps recorded (0 without receivers)
+    double lo = -1, hi = 1;               // the snapshot pictures' value range
+
+private:
+    std::int64_t steps_;
 };
-template <class T>
-WaveStats wave_stats(const HostField<T>& vdt2, const WaveState<T>& s);
 
 }  // namespace strata
 
-#if defined(__CUDACC__)
-#define STRATA_EXP(x) ::exp(x)
-#else
-#include <cmath>
-#define STRATA_EXP(x) std::exp(x)
-#endif
-namespace strata {
-STRATA_HD double ricker(double t, double f0) {
-    const double pi = 3.14159265358979323846;
-    const double a = pi * f0 * (t - 1.5 / f0), a2 = a * a;
-    return (1 - 2 * a2) * STRATA_EXP(-a2);
-}
-}  // namespace strata
-#undef STRATA_EXP

@@ -1,0 +1,80 @@
+#pragma once
+// How a model describes its state to the engines: its fields and their roles, how its kernel
+// functor's `Fields` are made from the engine's buffers, and the per-cell values its report
+// reduces. Every backend reads a model through these; none knows a model by name.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "strata/core/hd.hpp"
+
+namespace strata {
+
+// What a field is to the time loop.
+//   stencil     read through the stencil's neighbourhood; double-buffered: each step reads one
+//               buffer and writes the other, then they swap. The other buffer is scratch,
+//               unless the next field is its `previous`.
+//   previous    the stencil field's other buffer when it carries state (a leapfrog's p^{n-1}):
+//               the update reads it at the cell and writes the new value over it.
+//   state       pointwise state, read and written at its own cell, updated in place (a kernel
+//               that advances several steps per pass writes a second copy and swaps).
+//   coefficient constant for the whole run (a velocity model); never written.
+enum class FieldRole { stencil, previous, state, coefficient };
+
+struct FieldDecl {
+    const char* name;
+    FieldRole role;
+    double lo = 0, hi = 1;  // the values it typically takes: random test states, picture ranges
+};
+
+inline bool holds_state(FieldRole r) { return r != FieldRole::coefficient; }
+
+// The engine's buffers for a model's N fields, as a kernel step sees them: `in[f]` is what field
+// f holds now, `out[f]` where its new value goes (the other buffer of a stencil field; the same
+// buffer for the others). A model's `bind` turns them into its functor's Fields.
+template <class T, int N>
+struct FieldPtrs {
+    T* in[N];
+    T* out[N];
+};
+
+// One cell of a model's fields, for the reductions behind its report: `c(f, di, dj, dk)` reads
+// field f at an offset from the cell (i, j, k). All fields of a model share one layout.
+template <class T, int N>
+struct Cell {
+    const T* const* origin;  // field f's interior cell (0, 0, 0)
+    std::int64_t pitch, plane;
+    int i, j, k;
+    STRATA_HD double operator()(int f, int di = 0, int dj = 0, int dk = 0) const {
+        return double(origin[f][std::int64_t(k + dk) * plane + std::int64_t(j + dj) * pitch + (i + di)]);
+    }
+};
+
+// A reduction of one per-cell value over the interior.
+struct Reduced {
+    double max_abs = 0, sum = 0, sum_sq = 0;
+    STRATA_HD void add(double v) {
+        const double a = v < 0 ? -v : v;
+        max_abs = a > max_abs ? a : max_abs;
+        sum += v;
+        sum_sq += v * v;
+    }
+};
+
+// The named figures a model's report states about its current state (apf's Max norm and L2
+// norm, heat's error against the exact solution, wave's energy), in the model's order.
+class Observables {
+public:
+    Observables() = default;
+    Observables(std::initializer_list<std::pair<std::string, double>> v) : values_(v) {}
+    double operator[](std::string_view name) const;  // Error when the model has no such figure
+    const std::vector<std::pair<std::string, double>>& all() const { return values_; }
+
+private:
+    std::vector<std::pair<std::string, double>> values_;
+};
+
+}  // namespace strata

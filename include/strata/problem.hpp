@@ -1,0 +1,116 @@
+#pragma once
+// A model set up for one run (a Problem), and what the registry knows of every model (a
+// ModelInfo). The run driver, the benchmark, the CLI and the bindings see models only through
+// these two and the Engine interface: a model is one file and one line of registration.
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "strata/core/types.hpp"
+#include "strata/features.hpp"
+#include "strata/io/vti.hpp"
+#include "strata/model.hpp"
+#include "strata/params.hpp"
+
+namespace strata {
+
+class Engine;
+class Report;
+struct ModelInfo;
+
+// What a snapshot frame holds: one field, its grid in space, the pictures' value range.
+struct SnapshotSpec {
+    std::string field;
+    io::VtiGrid grid;
+    double lo = 0, hi = 1;
+};
+
+// Something the model prints every `every` steps while the run goes on (apf's -s norms).
+struct ModelHook {
+    std::int64_t every = 0;
+    std::function<void(Engine&, std::ostream&, std::int64_t step)> run;
+};
+
+class Problem {
+public:
+    virtual ~Problem() = default;
+    virtual const ModelInfo& model() const = 0;
+
+    // The grid, the time step and the schedule: the run ends at step steps(), at time t_end().
+    virtual Extent extent() const = 0;
+    virtual double dt() const = 0;
+    virtual std::int64_t steps() const = 0;
+    virtual double t_end() const { return double(steps()) * dt(); }
+
+    // The parameters (beyond the grid) that decide the result: written into checkpoints, and a
+    // restart whose run differs in one is an error that names it.
+    virtual std::vector<std::pair<std::string, double>> fingerprint() const = 0;
+
+    // The report: the title ("Aliev-Panfilov (apf)"), the lines under it, and the end: the
+    // observables and whatever else the model states then. `label` names the problem in a
+    // benchmark's table heading.
+    virtual std::string title() const = 0;
+    virtual std::string label() const = 0;
+    virtual void describe(Report& r) const = 0;
+    virtual void report(Engine& e, Report& r) const = 0;
+    // After the throughput figures: files the model writes at the end (wave3d's traces), into `dir`.
+    virtual void finish(Engine&, Report&, const std::string& /*dir*/) const {}
+    virtual std::vector<ModelHook> hooks() const { return {}; }
+
+    virtual SnapshotSpec snapshot_spec() const = 0;
+    // Snapshots every N steps when --every is not given (apf's -p); 0: none.
+    virtual std::int64_t snapshot_every() const { return 0; }
+    // Options that contradict the run's common ones (apf: -p against --every).
+    virtual void check(std::int64_t /*every*/) const {}
+
+    virtual PointFeatures points() const { return {}; }
+};
+
+template <class T>
+class TypedEngine;
+template <class T>
+struct State;
+struct EngineOptions;
+
+// Builds an engine of a model on a backend (cpu, omp, cuda): the model's own initial state when
+// `state` is null, else that state.
+template <class T>
+using EngineMaker = std::unique_ptr<TypedEngine<T>> (*)(const Problem&, Backend, const EngineOptions&,
+                                                        const State<T>*);
+
+struct ModelInfo {
+    std::string name;      // "apf": `strata run apf`
+    std::string summary;   // a line for `strata run --help`
+    std::string help;      // what it solves and examples, for `strata run NAME --help`
+    std::string step_noun = "step";          // apf counts "iteration"s
+    std::string last_step = "--steps %lld";  // how an error names the run's last step
+    Precision precision = Precision::fp64;   // the default
+    int dims = 2, radius = 1;
+    int n_offset = 0;      // `-n N` means N + n_offset points per side (apf: n intervals)
+    std::string out_dir = "strata-out";
+    std::string out_help = "Directory for snapshot frames and the .pvd (default strata-out)";
+    std::vector<FieldDecl> fields;
+    std::vector<ParamSpec> params;
+
+    // The problem that `params` describe; warnings (a questionable but valid choice) go to `out`.
+    std::unique_ptr<Problem> (*problem)(const Params& params, std::ostream& out) = nullptr;
+    // The stencil alone (no sources, default parameters but those in `params`) on a box of
+    // nx x ny x nz points: the benchmarks' and the checks' problem.
+    std::unique_ptr<Problem> (*box)(const Params& params, int nx, int ny, int nz) = nullptr;
+    EngineMaker<float> engine_f32 = nullptr;
+    EngineMaker<double> engine_f64 = nullptr;
+
+    int field_index(std::string_view field) const;  // Error when the model has no such field
+};
+
+// Every model this build has, in registration order.
+const std::vector<const ModelInfo*>& models();
+// UsageError naming the models there are when there is none of that name.
+const ModelInfo& find_model(std::string_view name);
+
+}  // namespace strata

@@ -1,0 +1,103 @@
+// `strata run MODEL`: the one run driver, for every model. Options -> problem -> engine -> the
+// time loop with its periodic hooks (the model's, snapshots, checkpoints, progress) -> the
+// model's report, the throughput figures and the files written, as text and JSON at once.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <ostream>
+
+#include "report.hpp"
+#include "run_io.hpp"
+#include "strata/core/error.hpp"
+#include "strata/engine.hpp"
+#include "strata/report.hpp"
+#include "strata/run.hpp"
+
+namespace strata {
+namespace {
+
+template <class T>
+nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostream& out) {
+    const ModelInfo& model = problem.model();
+    std::ofstream json_file;
+    if (!o.json_path.empty()) {
+        json_file.open(o.json_path);  // opened first: a bad path fails before the run, not after
+        if (!json_file) throw UsageError("cannot open '" + o.json_path + "' for the JSON report");
+    }
+    IoOptions io = o.io;
+    if (io.out_dir.empty()) io.out_dir = model.out_dir;
+    const Precision precision = precision_of<T>();
+    // A restart continues the same schedule: the run still ends at problem.steps().
+    const std::optional<io::Checkpoint> restart = app::open_restart(io, problem, precision);
+    const std::int64_t first = restart ? restart->header.step : 0, last = problem.steps();
+    const std::int64_t snapshot_every = io.snapshot_every > 0 ? io.snapshot_every : problem.snapshot_every();
+    const SnapshotSpec spec = problem.snapshot_spec();
+    const Extent extent = problem.extent();
+    app::Snapshots snapshots(io, snapshot_every, model.name);
+    const EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
+                           snapshots.buffers(extent.cells() * std::int64_t(sizeof(T)))};
+    std::optional<State<T>> init;
+    if (restart) init = app::checkpoint_state<T>(*restart, model, io.restart_path);
+    const std::unique_ptr<TypedEngine<T>> engine = make_engine<T>(problem, o.backend, eo, init ? &*init : nullptr);
+
+    Report r(out);
+    r.value("model", model.name);
+    r.line("%s: backend %s, kernel %s, precision %s",
+           {{"", problem.title()}, {"backend", std::string(to_string(o.backend))}, {"kernel", engine->kernel()},
+            {"precision", std::string(to_string(precision))}});
+    problem.describe(r);
+    if (restart) r.text("restarted from '" + io.restart_path + "' at " + model.step_noun + " " + std::to_string(first) + '\n');
+    r.text("\n");
+    out.flush();
+
+    std::vector<std::string> checkpoints;
+    auto checkpoint = [&](std::int64_t) {
+        app::write_state(io.checkpoint_path, problem, *engine);
+        if (checkpoints.empty()) checkpoints.push_back(io.checkpoint_path);
+    };
+    std::vector<app::Periodic> hooks;
+    for (const ModelHook& h : problem.hooks())
+        hooks.push_back({h.every, true, [&, run = h.run](std::int64_t step) { run(*engine, out, step); }});
+    hooks.push_back({snapshot_every, false, [&](std::int64_t step) {
+                         snapshots.submit(step, double(step) * problem.dt(),
+                                          io::FrameSpec{"", spec.grid, model.dims, spec.lo, spec.hi},
+                                          [&] { return engine->snapshot(spec.field); });
+                     }});
+    hooks.push_back({io.checkpoint_every, true, checkpoint});
+    app::Progress progress(out, io.progress, first, last, problem.dt(), double(extent.cells()));
+    const auto t0 = std::chrono::steady_clock::now();
+    const double excluded_s = app::drive(*engine, first, last, hooks, progress);
+    engine->synchronize();
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - excluded_s;
+    if (!io.checkpoint_path.empty() && (io.checkpoint_every == 0 || last % io.checkpoint_every != 0)) checkpoint(last);
+    const std::vector<std::string> snapshot_files = snapshots.finish(out, wall_s + excluded_s);
+
+    problem.report(*engine, r);
+    const KernelInfo k = engine->kernel_info();
+    const app::Throughput tp = app::throughput(wall_s, last - first, extent.cells(), k.flops_per_cell,
+                                               k.min_bytes_per_cell);
+    app::report_throughput(r, tp, k.flops_per_cell, k.min_bytes_per_cell);
+    app::report_kernel(r, k, k.min_bytes_per_cell);
+    app::report_roofline(r, o.backend == Backend::cuda, tp.effective_gbs);
+    app::add_io(r.json(), snapshot_files, snapshots.waited_s(), checkpoints, io,
+                restart ? std::optional(first) : std::nullopt);
+    problem.finish(*engine, r, io.dir());
+    if (json_file.is_open()) {
+        json_file << r.json().dump(2) << '\n';
+        if (!json_file) throw Error("failed writing the JSON report to '" + o.json_path + "'");
+    }
+    return r.json();
+}
+
+}  // namespace
+
+nlohmann::json run(const RunOptions& o, std::ostream& out) {
+    const ModelInfo& model = find_model(o.model);
+    const std::unique_ptr<Problem> problem = model.problem(o.params, out);
+    problem->check(o.io.snapshot_every);
+    validate(o.io);
+    const Precision p = o.precision.value_or(model.precision);
+    return p == Precision::fp32 ? run_typed<float>(o, *problem, out) : run_typed<double>(o, *problem, out);
+}
+
+}  // namespace strata

@@ -1,0 +1,209 @@
+#pragma once
+// The CPU backends, for any model. `cpu` is plain loops, written for clarity: the truth every
+// other backend is checked against. `omp` runs the same per-cell arithmetic in the same order,
+// with OpenMP over rows (2D) or planes (3D) and a vectorisable inner loop, so its results are
+// bitwise equal.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../core/field_buffers.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/field_ops.hpp"
+#include "strata/engine.hpp"
+
+namespace strata::cpu {
+
+// Every interior cell, rows (2D) or planes (3D) split over threads when Parallel, the inner loop
+// vectorisable. The model's store reads the neighbourhood through nb(di, dj[, dk]).
+template <bool Parallel, class Model>
+void sweep(const Model& model, const typename Model::Fields& f, const Extent& ext) {
+    using T = typename Model::value_type;
+    const std::int64_t px = ext.px(), pxy = ext.px() * ext.py();
+    auto row = [=](int j, int k) {
+        const std::int64_t base = ext.index(0, j, k);
+#pragma omp simd
+        for (int i = 0; i < ext.nx; ++i) {
+            const T* c = f.in + base + i;
+            if constexpr (Model::dims == 2) {
+                auto nb = [c, px](int di, int dj) { return c[di + dj * px]; };
+                model.store(nb, model.load_point(f, base + i), f, base + i);
+            } else {
+                auto nb = [c, px, pxy](int di, int dj, int dk) { return c[di + dj * px + dk * pxy]; };
+                if constexpr (requires { model.store(nb, f, i, j, k, base + i); })
+                    model.store(nb, f, i, j, k, base + i);  // a model whose update needs its position
+                else
+                    model.store(nb, model.load_point(f, base + i), f, base + i);
+            }
+        }
+    };
+    auto plane = [&](int k) {
+        for (int j = 0; j < ext.ny; ++j) row(j, k);
+    };
+    if constexpr (Model::dims == 2 && Parallel) {
+#pragma omp parallel for schedule(static)
+        for (int j = 0; j < ext.ny; ++j) row(j, 0);
+    } else if constexpr (Model::dims == 2) {
+        for (int j = 0; j < ext.ny; ++j) row(j, 0);
+    } else if constexpr (Parallel) {
+#pragma omp parallel for schedule(static)
+        for (int k = 0; k < ext.nz; ++k) plane(k);
+    } else {
+        for (int k = 0; k < ext.nz; ++k) plane(k);
+    }
+}
+
+// On the CPU the time loop waits for nothing: a snapshot is a plain copy, ready at once.
+template <class T>
+class HostCopy final : public FieldCopy<T> {
+public:
+    explicit HostCopy(const HostField<T>& f) : values_(interior_values(f)) {}
+    const T* wait() override { return values_.data(); }
+
+private:
+    std::vector<T> values_;
+};
+
+// The reductions behind a model's observables, over the interior in memory order (k, j, i).
+template <class Observer, class T, std::size_t N>
+Observables observe(const Observer& obs, const std::array<const T*, N>& origin, const Extent& e) {
+    Reduced r[Observer::count];
+    double v[Observer::count];
+    const Cell<T, int(N)> base{origin.data(), e.px(), e.px() * e.py(), 0, 0, 0};
+    for (int k = 0; k < e.nz; ++k)
+        for (int j = 0; j < e.ny; ++j)
+            for (int i = 0; i < e.nx; ++i) {
+                Cell<T, int(N)> c = base;
+                c.i = i, c.j = j, c.k = k;
+                obs(c, v);
+                for (int n = 0; n < Observer::count; ++n) r[n].add(v[n]);
+            }
+    return obs.named(r, double(e.cells()));
+}
+
+template <class P, class Model, bool Parallel>
+class CpuEngine final : public TypedEngine<typename Model::value_type> {
+    using T = typename Model::value_type;
+    static constexpr int N = int(std::size(P::fields));
+
+public:
+    CpuEngine(const P& problem, const Model& model, const State<T>* initial)
+        : info_(&problem.model()),
+          model_(model),
+          extent_(problem.extent()),
+          dt_(problem.dt()),
+          observer_(problem.observer()),
+          points_(problem.points()),
+          buffers_(P::fields) {
+        for (int f = 0; f < N; ++f) {
+            buffers_.cur[f] = HostField<T>(extent_);
+            if (buffers_.role(f) == FieldRole::stencil) buffers_.next[f] = HostField<T>(extent_);
+        }
+        for (auto& [name, values] : problem.template coefficients<T>()) buffers_.current(buffers_.index(name)) = values;
+        if (initial) {
+            for (int f = 0; f < N; ++f)
+                if (holds_state(buffers_.role(f))) set_field(P::fields[f].name, initial->field(P::fields[f].name));
+            step_ = initial->step;
+            const std::vector<T>* traces = initial->array("traces");
+            check_traces(points_, step_, traces ? traces->size() : 0);
+            if (traces) traces_ = *traces;
+        } else {
+            const auto init = problem.initial();
+            for (int f = 0; f < N; ++f) {
+                if (!holds_state(buffers_.role(f))) continue;
+                HostField<T>& u = buffers_.current(f);
+                for (int k = 0; k < extent_.nz; ++k)
+                    for (int j = 0; j < extent_.ny; ++j)
+                        for (int i = 0; i < extent_.nx; ++i) u.at(i, j, k) = T(init(f, i, j, k));
+            }
+        }
+    }
+
+    const ModelInfo& model() const override { return *info_; }
+    void advance(std::int64_t steps) override {
+        for (std::int64_t s = 0; s < steps; ++s) step();
+    }
+    std::int64_t step() const override { return step_; }
+    KernelInfo kernel_info() const override {
+        return {Parallel ? "omp" : "cpu", 1, Model::min_bytes_per_cell, Model::flops_per_cell, Model::min_bytes_per_cell};
+    }
+
+    Observables observables() override {
+        std::array<const T*, N> origin;
+        for (int f = 0; f < N; ++f) origin[f] = buffers_.current(f).ptr() + extent_.index(0, 0, 0);
+        observer_.at(double(step_) * dt_);
+        return observe(observer_, origin, extent_);
+    }
+    HostField<T> field(std::string_view name) override {
+        HostField<T> u = buffers_.current(buffers_.index(name));
+        if constexpr (Model::mirror) mirror_ghosts(u);
+        return u;
+    }
+    void set_field(std::string_view name, const HostField<T>& values) override {
+        HostField<T>& u = buffers_.current(buffers_.index(name));
+        if (values.extent.nx != extent_.nx || values.extent.ny != extent_.ny || values.extent.nz != extent_.nz ||
+            values.extent.ghost != extent_.ghost)
+            throw Error("field '" + std::string(name) + "' differs from the problem's grid in extent");
+        u = values;
+        if constexpr (!Model::mirror) zero_ghosts(u);  // the boundary is the model's, not the caller's
+    }
+    std::vector<std::string> arrays() const override {
+        return points_.active() ? std::vector<std::string>{"traces"} : std::vector<std::string>{};
+    }
+    std::vector<T> array(std::string_view name) override {
+        if (name != "traces" || !points_.active()) throw Error("the model keeps no array '" + std::string(name) + "'");
+        return traces_;
+    }
+    std::vector<double> values(std::string_view name) override {
+        if (name == "traces") {
+            const std::vector<T> t = array(name);
+            return {t.begin(), t.end()};
+        }
+        const std::vector<T> v = interior_values(buffers_.current(buffers_.index(name)));
+        return {v.begin(), v.end()};
+    }
+    std::unique_ptr<FieldCopy<T>> snapshot(std::string_view name) override {
+        return std::make_unique<HostCopy<T>>(buffers_.current(buffers_.index(name)));
+    }
+
+private:
+    void step() {
+        if constexpr (Model::mirror)
+            for (int f = 0; f < N; ++f)
+                if (buffers_.role(f) == FieldRole::stencil) mirror_ghosts(buffers_.cur[f]);
+        // On the host the model's indices are those of the whole padded array (Extent::index).
+        const typename Model::Fields f = Model::bind(buffers_.template step<T>([](HostField<T>& u) { return u.ptr(); }));
+        sweep<Parallel>(model_, f, extent_);
+        if (points_.active()) {  // into the new values, as the CUDA engine does
+            HostField<T>& u = buffers_.next[points_.field];
+            const double t = double(step_) * points_.dt;
+            for (const PointSource& s : points_.sources) u.at(s.at.i, s.at.j, s.at.k) += T(s.scale * ricker(t, s.f0));
+            if (step_ < points_.record_steps)
+                for (const GridPoint& r : points_.receivers) traces_.push_back(u.at(r.i, r.j, r.k));
+        }
+        buffers_.swap(false);
+        ++step_;
+    }
+
+    const ModelInfo* info_;
+    Model model_;
+    Extent extent_;
+    double dt_;
+    typename P::Observer observer_;
+    PointFeatures points_;
+    FieldBuffers<HostField<T>, N> buffers_;
+    std::vector<T> traces_;
+    std::int64_t step_ = 0;
+};
+
+template <class P, class T>
+std::unique_ptr<TypedEngine<T>> make_engine(const P& problem, bool parallel, const State<T>* initial) {
+    return problem.template with_kernel<T>([&](const auto& model) -> std::unique_ptr<TypedEngine<T>> {
+        using Model = std::decay_t<decltype(model)>;
+        if (parallel) return std::make_unique<CpuEngine<P, Model, true>>(problem, model, initial);
+        return std::make_unique<CpuEngine<P, Model, false>>(problem, model, initial);
+    });
+}
+
+}  // namespace strata::cpu
