@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, ab, ebisu, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -22,13 +22,19 @@ if want tests; then
   ctest --test-dir $build -L cpu -j 8 >> "$out/tests.txt" 2>&1 || true
   grep -E "tests passed|tests failed|Failed|\*\*\*|Failure|Expected|Actual|Which is|differs" "$out/tests.txt" | head -60
 fi
+bench() {  # the command, then its output, as docs/performance.md quotes them
+  echo "\$ strata bench $*" | tee -a "$out/bench.txt"
+  $build/strata bench "$@" | tee -a "$out/bench.txt"
+  echo | tee -a "$out/bench.txt"
+}
+heat2d_rows() {  # heat2d: every kernel, then EBISU's problems (8192^2 x 120 steps, and its own sizes)
+  bench heat2d --precision fp32,fp64 --depth 4,6,8,10 --json "${JSON_DIR:-/tmp}/heat2d.json"
+  bench heat2d --steps 120 --precision fp32,fp64 --kernels temporal --depth 6,8 --repeats 9
+  bench heat2d -n 8568 --steps 9 --precision fp32 --kernels temporal --depth 3,9 --repeats 9
+  bench heat2d -n 8352 --steps 12 --precision fp64 --kernels temporal --depth 4,6,12 --repeats 9
+}
 if want bench; then
   json=${JSON_DIR:-/tmp/strata-json}; mkdir -p "$json"
-  bench() {  # the command, then its output, as docs/performance.md quotes them
-    echo "\$ strata bench $*" | tee -a "$out/bench.txt"
-    $build/strata bench "$@" | tee -a "$out/bench.txt"
-    echo | tee -a "$out/bench.txt"
-  }
   $build/strata probe | tee -a "$out/bench.txt"
   echo | tee -a "$out/bench.txt"
   echo "\$ strata-patterns" | tee -a "$out/bench.txt"
@@ -40,7 +46,41 @@ if want bench; then
     bench heat3d --stencil $s --precision fp32,fp64 --json "$json/heat-$s.json"
   done
   bench wave3d --precision fp32,fp64 --json "$json/wave.json"
+  heat2d_rows
   bench apf -n 256 --precision fp32 --graphs both --depth 4,16 --json "$json/apf-256.json"
+fi
+if want heat2d; then  # heat2d's tests and rows alone
+  ctest --test-dir $build -R "Heat2d" --output-on-failure > "$out/tests-heat2d.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failed|Failure|Expected|Which is|depth" "$out/tests-heat2d.txt" | head -30
+  heat2d_rows
+fi
+if want ab; then  # the same benchmarks from the commit in .base (built to $build-base) and this one, ABBA
+  cmake -S .base -B $build-base -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF >> "$out/log.txt" 2>&1
+  cmake --build $build-base -j 16 --target strata_cli >> "$out/log.txt" 2>&1 || { tail -30 "$out/log.txt"; exit 1; }
+  ab() {  # bench the headline workloads with one binary
+    local bin=$1 tag=$2
+    for w in "apf --kernels multi4,naive,temporal" "heat3d --stencil 7pt --kernels cached,vec,temporal" \
+             "heat3d --stencil 27pt --kernels async,temporal" "wave3d --kernels planes,async"; do
+      echo "\$ [$tag] strata bench $w --precision fp32,fp64 --repeats 7" | tee -a "$out/ab.txt"
+      $bin bench $w --precision fp32,fp64 --repeats 7 | tail -n +5 | tee -a "$out/ab.txt"
+    done
+  }
+  ab $build-base/strata before; ab $build/strata after; ab $build/strata after; ab $build-base/strata before
+fi
+if want heat2d-ncu; then  # what limits heat2d's temporal kernels (Nsight Compute, one launch each)
+  sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats"
+  for prec in fp32 fp64; do
+    for k in ${NCU_KERNELS:-temporal}; do
+      ncu --clock-control none $sections --kernel-name regex:"temporal2d" --launch-skip 3 --launch-count 1 \
+        $build/strata run heat2d -n 8192 --steps 64 --backend cuda --precision $prec --kernel $k --depth ${DEPTH:-8} --no-graphs > "$out/ncu-heat2d-$k-$prec.txt" 2>&1
+      echo "== heat2d $k $prec depth ${DEPTH:-8}"
+      grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Executed Ipc Active|Issue Slots Busy|Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Shared Memory|Warp Cycles Per Issued|Block Limit Registers|Dynamic Shared)" "$out/ncu-heat2d-$k-$prec.txt" | sed 's/^ *//' | cut -c1-110
+      grep -E "Shared|MIO|stall" "$out/ncu-heat2d-$k-$prec.txt" | grep -iE "^ *(Shared Memory +|smsp__pcsamp|Stall)" | head -5
+    done
+  done
+fi
+if want ebisu; then  # the peer: EBISU's 2D 5-point (carry .peers; ../shared/peers/prepare.sh makes it)
+  OUT=$out bash .peers/ebisu-2d.sh 2> "$out/ebisu-stderr.txt" | tee -a "$out/bench.txt"
 fi
 if want profile; then  # DRAM traffic and occupancy of the streaming kernels (ncu)
   metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed

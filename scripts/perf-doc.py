@@ -38,6 +38,23 @@ def latest_rows(runs, command_prefix):
     return out
 
 
+def ebisu(runs):
+    """EBISU's rows from the last run that has them: {(prec, problem): (n, steps, ms, gcells)}, problem
+    'own' (the sizes it picks for itself) or '8192' (8192² for 120 steps)."""
+    out = {}
+    for _, text in runs:
+        found, lines = {}, text.splitlines()
+        for i, line in enumerate(lines[:-1]):
+            m = re.match(r"^== EBISU 2d5pt (--fp32|fp64) (at its own sizes|8192² 120 steps)", line)
+            f = lines[i + 1].split()
+            if m and len(f) >= 14:
+                prec = "fp32" if m.group(1) == "--fp32" else "fp64"
+                found[(prec, "own" if "own" in m.group(2) else "8192")] = (int(f[2]), int(f[4]), float(f[-2]), float(f[-1]))
+        if found:
+            out = found
+    return out
+
+
 def run_order(path):
     m = re.match(r"^(\d+)-", os.path.basename(path))
     return int(m.group(1)) if m else 0
@@ -102,11 +119,35 @@ def main():
     for prec in ("fp32", "fp64"):
         ms, k, v = best(wave, prec)
         lines.append(f"| wave3d 512³ {prec}, best strategy | ≥ 90% of copy (fp32) | `{k[0]}` {v['pct']}% |")
+    peer = ebisu(runs)
+    h120 = latest_rows(runs, "strata bench heat2d --steps 120")
+    own = {"fp32": latest_rows(runs, "strata bench heat2d -n 8568 --steps 9"),
+           "fp64": latest_rows(runs, "strata bench heat2d -n 8352 --steps 12")}
+    for prec, goal in (("fp32", 800), ("fp64", 730)):
+        t = min((v["ms"], k, v) for k, v in h120.items() if k[0] == "temporal" and k[2] == prec) if h120 else None
+        if t and (prec, "8192") in peer:
+            e = peer[(prec, "8192")][3]
+            lines.append(f"| heat2d 8192² {prec}, 120 steps, temporal | ≥ {goal} GCells/s, ≥ 1.2× EBISU | "
+                         f"{t[2]['gcells']} at depth {t[1][1]}: {ratio(t[2]['gcells'] / e)} EBISU's {e:.1f} |")
+    for prec, size in (("fp32", "8568² × 9 steps"), ("fp64", "8352² × 12 steps")):
+        r = own[prec]
+        t = min((v["ms"], k, v) for k, v in r.items() if k[0] == "temporal" and k[2] == prec) if r else None
+        if t and (prec, "own") in peer:
+            e = peer[(prec, "own")][3]
+            lines.append(f"| heat2d {size} {prec} (EBISU's own problem), temporal | > EBISU ({e:.1f} GCells/s) | "
+                         f"{t[2]['gcells']} at depth {t[1][1]} ({ratio(t[2]['gcells'] / e)}) |")
     snap = [text for _, text in runs if "snapshot overhead:" in text][-1:]
     for m in re.finditer(r"snapshot overhead: apf n=4096, (fp\d\d).*?\n(\d+) frames.*?with snapshots +: +[\d.]+ steps/s +\(([\d.]+)%",
                          "".join(snap), re.S):
         lines.append(f"| apf 4096² {m.group(1)}, a snapshot every 100 steps, {m.group(2)} frames | ≥ 95% of the rate without "
                      f"| {m.group(3)}% |")
+    if peer:
+        lines += ["", "## Peers measured in the same runs", "",
+                  "EBISU (ICS'23), 2D 5-point, built and run by `../shared/peers/ebisu-2d.sh` on the same GPU as the "
+                  "tables below (`scripts/gpu-check.sh ebisu`); GCells/s = n² × steps / its own timer.", "",
+                  "| precision | problem | steps | ms | GCells/s |", "| --- | --- | --- | --- | --- |"]
+        for (prec, problem), (n, steps, ms, g) in sorted(peer.items()):
+            lines.append(f"| {prec} | {n}² ({'its own size' if problem == 'own' else 'the common size'}) | {steps} | {ms} | {g:.1f} |")
     lines += ["", notes.strip(), "", "## The benchmarks' output", ""]
     for (commit, mode), text in runs:
         lines += [f"### `scripts/gpu-check.sh {mode}` at {commit}", "", "```", text.strip(), "```", ""]

@@ -9,6 +9,7 @@
 
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
+#include "strata/models/heat2d.hpp"
 #include "strata/models/heat3d.hpp"
 #include "test_util.hpp"
 
@@ -82,6 +83,57 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, ApfStrategy, ::testing::ValuesIn(kernel_nam
                          [](const auto& info) { return info.param; });
 INSTANTIATE_TEST_SUITE_P(AllKernels, HeatStrategy, ::testing::ValuesIn(kernel_names(Backend::cuda, "heat3d")),
                          [](const auto& info) { return info.param; });
+
+// heat2d, registered with one line, runs every 2D strategy: each against the CPU reference on a
+// random field no tile divides (its ghosts random too: the engine's boundary is zero).
+template <class T>
+void heat2d_matches_cpu(const std::string& kernel, int depth = 0, int steps = 7, int nx = 257, int ny = 131) {
+    const Heat2dProblem p(Heat2dParams::make(nx, ny));
+    HostField<T> u(p.extent());
+    test::fill_random(u, 90 + depth);
+    const State<T> init = test::state_of("u", u);
+    auto cpu = make_engine<T>(p, Backend::omp, {}, &init);
+    auto gpu = make_engine<T>(p, Backend::cuda, EngineOptions{kernel, false, 0, depth}, &init);
+    EXPECT_EQ(gpu->kernel(), kernel);
+    for (int s : {1, steps - 1}) {
+        cpu->advance(s);
+        gpu->advance(s);
+        EXPECT_LE(max_relative_error(gpu->field("u"), cpu->field("u")), tolerance<T>())
+            << kernel << " depth " << depth << " after " << gpu->step() << " steps";
+    }
+}
+class Heat2dStrategy : public ::testing::TestWithParam<std::string> {};
+TEST_P(Heat2dStrategy, MatchesReferenceOnOddSizes) {
+    REQUIRE_GPU();
+    heat2d_matches_cpu<float>(GetParam());
+    heat2d_matches_cpu<double>(GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(AllKernels, Heat2dStrategy, ::testing::ValuesIn(kernel_names(Backend::cuda, "heat2d")),
+                         [](const auto& info) { return info.param; });
+
+// Every depth of every kernel that takes one, step counts no depth divides, and the same
+// per-cell arithmetic as the single sweeps: bitwise equal to `planes`.
+TEST(Heat2dTemporal, MatchesReferenceAtEveryDepthAndEqualsPlanesBitwise) {
+    REQUIRE_GPU();
+    for (const std::string& k : kernel_names(Backend::cuda, "heat2d")) {
+        if (!kernel_takes_depth(Backend::cuda, "heat2d", k)) continue;
+        for (int depth : {1, 2, 3, 4, 5, 8, 9, 12, 16}) {
+            heat2d_matches_cpu<float>(k, depth, 3 * depth + 2);
+            heat2d_matches_cpu<double>(k, depth, 3 * depth + 2, 301, 171);
+        }
+        const Heat2dProblem p(Heat2dParams::make(1300, 900));  // many blocks, more than one wave of them
+        for (int depth : {4, 9}) {
+            HostField<float> u(p.extent());
+            test::fill_random(u, 95);
+            const State<float> init = test::state_of("u", u);
+            auto planes = make_engine<float>(p, Backend::cuda, EngineOptions{"planes", false}, &init);
+            auto t = make_engine<float>(p, Backend::cuda, EngineOptions{k, true, 0, depth}, &init);
+            planes->advance(2 * kGraphPasses * depth + 5);
+            t->advance(2 * kGraphPasses * depth + 5);
+            EXPECT_TRUE(test::bitwise_equal(planes->field("u"), t->field("u"))) << k << " depth " << depth;
+        }
+    }
+}
 
 // The 2.5D kernels run their blocks in groups of tile rows, each group through all its z-chunks
 // before the next (strata/core/block_order.hpp), as many rows as the device holds at once. On an

@@ -71,7 +71,8 @@ template <class T>
 void wave_continues_from_cpu_state(const std::string& kernel) {
     const int nx = 37, ny = 29, nz = 23;
     std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", nx, ny, nz);
-    Wave3dProblem p(wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 3), std::move(v));
+    const WaveParams params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 3);
+    Wave3dProblem p(params, std::move(v));
     p.sources = {PointSource{{18, 14, 11}, 3000, 0.5}};
     p.receivers = {{18, 14, 11}, {30, 3, 20}};
     p.record_steps = 100;
