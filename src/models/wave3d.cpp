@@ -170,7 +170,6 @@ ModelInfo Wave3dProblem::describe() {
         "  strata run wave3d -n 128 --steps 400 --checkpoint shot.ck\n"
         "  strata run wave3d -n 128 --steps 800 --restart shot.ck   # the same flags: steps 400 to 800";
     m.precision = Precision::fp32;
-    m.dims = 3;
     m.out_dir = ".";
     m.out_help = "Directory for the traces, the snapshot frames and the .pvd (default: the current directory)";
     ParamSpec nx{"--nx", "nx", ParamKind::integer, "", "Points along x (default n)"};

@@ -139,7 +139,7 @@ public:
     };
     Observer observer() const { return {exact()}; }
 
-    Heat2dProblem(const Heat2dParams& p, std::int64_t steps = 1) : params(p), steps_(steps) {}
+    explicit Heat2dProblem(const Heat2dParams& p, std::int64_t steps = 1) : params(p), steps_(steps) {}
 
     static ModelInfo describe() {
         ModelInfo m;

@@ -182,7 +182,7 @@ public:
     };
     Observer observer() const { return {HeatExact::of(params)}; }
 
-    Heat3dProblem(const HeatParams& p, std::int64_t steps = 1) : params(p), steps_(steps) {}
+    explicit Heat3dProblem(const HeatParams& p, std::int64_t steps = 1) : params(p), steps_(steps) {}
     static ModelInfo describe();
     static std::unique_ptr<Problem> from_params(const Params& params, std::ostream& out);
     static std::unique_ptr<Problem> box(const Params& params, int nx, int ny, int nz);
