@@ -11,6 +11,7 @@
 #include "bench.hpp"
 #include "info.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/interrupt.hpp"
 #include "strata/engine.hpp"
 #include "strata/run.hpp"
 
@@ -234,6 +235,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
                 print_kernels(out, o.backend, o.model);
                 return 0;
             }
+            const StopOnSignals stop_on_signals;  // Ctrl-C: stop between steps, keep the checkpoint
             strata::run(o, out);
             return 0;
         }
@@ -266,6 +268,9 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     } catch (const CLI::ParseError& e) {
         err << "strata: error: " << e.what() << " (see --help)\n";
         return 2;
+    } catch (const Interrupted& e) {
+        err << "strata: " << e.what() << '\n';
+        return e.exit_code();
     } catch (const UsageError& e) {
         err << "strata: error: " << e.what() << '\n';
         return 2;

@@ -9,6 +9,7 @@
 #include "report.hpp"
 #include "run_io.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/interrupt.hpp"
 #include "strata/engine.hpp"
 #include "strata/report.hpp"
 #include "strata/run.hpp"
@@ -64,13 +65,27 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
                                           [&] { return engine->snapshot(spec.field); });
                      }});
     hooks.push_back({io.checkpoint_every, true, checkpoint});
-    app::Progress progress(out, io.progress, first, last, problem.dt(), double(extent.cells()));
+    app::Progress progress(out, io.progress, first, last, problem.dt(), double(extent.cells()),
+                           engine->kernel_info().depth);
     const auto t0 = std::chrono::steady_clock::now();
-    const double excluded_s = app::drive(*engine, first, last, hooks, progress);
+    const app::Driven driven = app::drive(*engine, first, last, hooks, progress);
     engine->synchronize();
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - excluded_s;
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - driven.excluded_s;
+    if (driven.step < last) {  // stopped by a signal: keep what there is, then say so
+        if (!io.checkpoint_path.empty()) checkpoint(driven.step);
+        snapshots.finish(out);
+        const int signal = stop_requested();
+        throw Interrupted(signal, "interrupted by " + signal_name(signal) + " at " + model.step_noun + " " +
+                                      std::to_string(driven.step) + " of " + std::to_string(last) +
+                                      (io.checkpoint_path.empty()
+                                           ? ": nothing saved (with --checkpoint FILE an interrupted run keeps "
+                                             "its state)"
+                                           : "; checkpoint written to '" + io.checkpoint_path +
+                                                 "' (continue with --restart " + io.checkpoint_path + ")"));
+    }
     if (!io.checkpoint_path.empty() && (io.checkpoint_every == 0 || last % io.checkpoint_every != 0)) checkpoint(last);
-    const std::vector<std::string> snapshot_files = snapshots.finish(out, wall_s + excluded_s);
+    const std::vector<std::string> snapshot_files = snapshots.finish(out, wall_s + driven.excluded_s);
 
     problem.report(*engine, r);
     const KernelInfo k = engine->kernel_info();

@@ -26,23 +26,28 @@ void validate(const IoOptions& o) {
 namespace app {
 
 Progress::Progress(std::ostream& out, bool enabled, std::int64_t first, std::int64_t last, double dt,
-                   double cells)
+                   double cells, int granule)
     : out_(out),
       enabled_(enabled && last > first),
       first_(first),
       last_(last),
+      granule_(std::max(granule, 1)),
+      chunk_(granule_),
       last_step_(first),
       dt_(dt),
       cells_(cells) {}
 
 void Progress::update(std::int64_t step) {
     const auto now = Clock::now();
-    // The next chunk: about a quarter of a second at the rate of the last one.
+    // The next chunk: about a quarter of a second at the rate of the last one, in whole passes.
     const double chunk_s = std::chrono::duration<double>(now - last_time_).count();
-    if (step > last_step_ && chunk_s > 0)
-        chunk_ = std::max<std::int64_t>(1, std::int64_t(0.25 * double(step - last_step_) / chunk_s));
+    if (step > last_step_ && chunk_s > 0) {
+        const auto steps = std::int64_t(0.25 * double(step - last_step_) / chunk_s);
+        chunk_ = std::max<std::int64_t>(1, (steps + granule_ - 1) / granule_) * granule_;
+    }
     last_step_ = step;
     last_time_ = now;
+    if (!enabled_) return;
     if (std::chrono::duration<double>(now - last_draw_).count() < 0.25 && step < last_) return;
     last_draw_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();

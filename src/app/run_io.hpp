@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/interrupt.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/checkpoint.hpp"
 #include "strata/io/snapshot.hpp"
@@ -20,13 +21,16 @@
 
 namespace strata::app {
 
-// One line, redrawn with '\r' at most four times a second: step/total, simulated time,
-// GCells/s, ETA. Does nothing when disabled (not a terminal, or --quiet).
+// Paces the time loop in chunks of about a quarter of a second (whole passes of `granule` steps),
+// so that a stop request is seen soon and a long run shows its progress: with `enabled` (a
+// terminal, no --quiet), one line redrawn with '\r' at most four times a second: step/total,
+// simulated time, GCells/s, ETA.
 class Progress {
 public:
-    Progress(std::ostream& out, bool enabled, std::int64_t first, std::int64_t last, double dt, double cells);
+    Progress(std::ostream& out, bool enabled, std::int64_t first, std::int64_t last, double dt, double cells,
+             int granule = 1);
     bool enabled() const { return enabled_; }
-    // Steps until the next redraw is due (estimated from the rate so far).
+    // Steps until the next check is due (estimated from the rate so far).
     std::int64_t chunk() const { return chunk_; }
     void update(std::int64_t step);
     void clear();  // erases the line before the report
@@ -35,7 +39,7 @@ private:
     using Clock = std::chrono::steady_clock;
     std::ostream& out_;
     bool enabled_;
-    std::int64_t first_, last_, chunk_ = 1, last_step_;
+    std::int64_t first_, last_, granule_, chunk_, last_step_;
     double dt_, cells_;
     Clock::time_point start_ = Clock::now(), last_draw_ = start_, last_time_ = start_;
     bool drawn_ = false;
@@ -49,14 +53,21 @@ struct Periodic {
     std::function<void(std::int64_t step)> run;
 };
 
-// Advances `engine` from step `from` to `to`, stopping at every multiple of each hook's period.
-// Returns the seconds spent in excluded hooks.
+// Where drive() stopped: `to`, or earlier when a stop was requested (interrupt.hpp).
+struct Driven {
+    std::int64_t step;
+    double excluded_s;  // seconds spent in excluded hooks
+};
+
+// Advances `engine` from step `from` to `to` in the progress' chunks, stopping at every multiple
+// of each hook's period, and after any chunk once a stop is requested.
 template <class Engine>
-double drive(Engine& engine, std::int64_t from, std::int64_t to, const std::vector<Periodic>& hooks,
+Driven drive(Engine& engine, std::int64_t from, std::int64_t to, const std::vector<Periodic>& hooks,
              Progress& progress) {
     double excluded_s = 0;
-    for (std::int64_t done = from; done < to;) {
-        std::int64_t next = progress.enabled() ? std::min(to, done + progress.chunk()) : to;
+    std::int64_t done = from, checked = from;
+    while (done < to) {
+        std::int64_t next = std::min(to, checked + progress.chunk());
         for (const Periodic& h : hooks)
             if (h.every > 0) next = std::min(next, (done / h.every + 1) * h.every);
         engine.advance(next - done);
@@ -73,13 +84,16 @@ double drive(Engine& engine, std::int64_t from, std::int64_t to, const std::vect
             h.run(done);
             excluded_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         }
-        if (progress.enabled()) {
-            engine.synchronize();  // so the bar shows steps done, not steps queued
-            progress.update(done);
-        }
+        if (done < checked + progress.chunk() && done < to) continue;  // cut short by a hook
+        // The steps queued are done before the stop check (a stop lands between steps) and the
+        // bar shows steps done, not steps queued. Once every quarter second: no measurable cost.
+        engine.synchronize();
+        progress.update(done);
+        checked = done;
+        if (stop_requested()) break;
     }
     progress.clear();
-    return excluded_s;
+    return {done, excluded_s};
 }
 
 // The snapshot series of a run: frames submitted to a writer pool, the files they wrote.

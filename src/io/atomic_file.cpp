@@ -10,7 +10,7 @@
 
 namespace strata::io {
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp"), removed_on_exit_(tmp_) {
     f_ = std::fopen(tmp_.c_str(), "wb");
     if (!f_) throw Error("cannot open '" + tmp_ + "' for writing: " + std::strerror(errno));
 }

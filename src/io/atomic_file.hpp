@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "strata/core/interrupt.hpp"
+
 namespace strata::io {
 
 class AtomicFile {
@@ -23,6 +25,7 @@ public:
 private:
     std::string path_, tmp_;
     std::FILE* f_ = nullptr;
+    ExitRemoves removed_on_exit_;  // an insisted Ctrl-C (interrupt.hpp) leaves no .tmp behind
 };
 
 }  // namespace strata::io

@@ -1,0 +1,171 @@
+// Interrupting a run: the strata binary is started, sent SIGINT or SIGTERM, and what it leaves
+// behind is checked: its exit code, one line on stderr, and a checkpoint that restarts bitwise
+// equal to the uninterrupted run.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "strata/io/checkpoint.hpp"
+
+extern char** environ;
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// The binary started with `args`, its output in DIR/out.txt and DIR/err.txt.
+class Process {
+public:
+    Process(const fs::path& dir, std::vector<std::string> args) : dir_(dir) {
+        args.insert(args.begin(), STRATA_CLI);
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t io;
+        posix_spawn_file_actions_init(&io);
+        posix_spawn_file_actions_addopen(&io, 1, (dir / "out.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addopen(&io, 2, (dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int rc = posix_spawn(&pid_, STRATA_CLI, &io, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&io);
+        if (rc != 0) pid_ = -1;
+    }
+    ~Process() {
+        if (pid_ > 0) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+    bool started() const { return pid_ > 0; }
+    // Waits until the run has printed its header (so its time loop is under way), at most 30 s.
+    bool running() const {
+        for (int i = 0; i < 3000; ++i) {
+            if (slurp(dir_ / "out.txt").find('\n') != std::string::npos) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return false;
+    }
+    void signal(int s) const { kill(pid_, s); }
+    // The exit code (128 + the signal if one killed it), or -1 after 30 s (then killed).
+    int exit_code() {
+        int status = 0;
+        for (int i = 0; i < 3000; ++i) {
+            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                pid_ = -1;
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return -1;
+    }
+    std::string err() const { return slurp(dir_ / "err.txt"); }
+
+private:
+    fs::path dir_;
+    pid_t pid_ = -1;
+};
+
+fs::path fresh_dir(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("strata-interrupt-" + name + "-" + std::to_string(getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+int run_to_end(const fs::path& dir, const std::vector<std::string>& args) {
+    Process p(dir, args);
+    return p.exit_code();
+}
+
+// Long enough never to end by itself within the test (~0.1 ms per step on one core).
+const std::vector<std::string> kLongRun = {"run", "heat3d", "-n", "40", "--steps", "100000000"};
+
+TEST(Interrupt, SigintKeepsACheckpointThatRestartsBitwise) {
+    const fs::path d = fresh_dir("int");
+    const std::string ck = (d / "stopped.ck").string();
+    std::vector<std::string> args = kLongRun;
+    args.insert(args.end(), {"--checkpoint", ck, "--every", "200", "--out", (d / "frames").string()});
+    Process p(d, args);
+    ASSERT_TRUE(p.started());
+    ASSERT_TRUE(p.running());
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    p.signal(SIGINT);
+    EXPECT_EQ(p.exit_code(), 130);
+    const std::string err = p.err();
+    EXPECT_TRUE(err.starts_with("strata: interrupted by SIGINT at step ")) << err;
+    EXPECT_NE(err.find("--restart " + ck), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    ASSERT_TRUE(fs::exists(ck));
+    EXPECT_FALSE(fs::exists(ck + ".tmp"));
+    const std::int64_t stopped = io::read_checkpoint(ck).header.step;
+    EXPECT_GT(stopped, 0);
+    // The pending snapshots were written: the .pvd lists the last frame before the stop.
+    EXPECT_TRUE(fs::exists(d / "frames" / "heat3d.pvd"));
+
+    // Restarted to a few steps further, it ends where an uninterrupted run does, bitwise.
+    const std::string end = std::to_string(stopped + 7);
+    const std::string restarted = (d / "restarted.ck").string(), straight = (d / "straight.ck").string();
+    ASSERT_EQ(run_to_end(d, {"run", "heat3d", "-n", "40", "--steps", end, "--restart", ck, "--checkpoint", restarted}),
+              0);
+    ASSERT_EQ(run_to_end(d, {"run", "heat3d", "-n", "40", "--steps", end, "--checkpoint", straight}), 0);
+    EXPECT_EQ(slurp(restarted), slurp(straight));
+    EXPECT_EQ(io::read_checkpoint(restarted).header.step, stopped + 7);
+    fs::remove_all(d);
+}
+
+TEST(Interrupt, SigtermExitsWith143AndSaysNothingWasSaved) {
+    const fs::path d = fresh_dir("term");
+    Process p(d, kLongRun);
+    ASSERT_TRUE(p.started());
+    ASSERT_TRUE(p.running());
+    p.signal(SIGTERM);
+    EXPECT_EQ(p.exit_code(), 143);
+    const std::string err = p.err();
+    EXPECT_TRUE(err.starts_with("strata: interrupted by SIGTERM")) << err;
+    EXPECT_NE(err.find("nothing saved"), std::string::npos) << err;
+    fs::remove_all(d);
+}
+
+// A second signal ends the process at once, even while a checkpoint is being written (one every
+// step here): the previous checkpoint stays whole and no temporary is left.
+TEST(Interrupt, SecondSignalExitsAtOnceAndLeavesTheCheckpointWhole) {
+    const fs::path d = fresh_dir("twice");
+    const std::string ck = (d / "every-step.ck").string();
+    std::vector<std::string> args = {"run", "heat3d", "-n", "64", "--steps", "100000000", "--checkpoint", ck,
+                                     "--checkpoint-every", "1"};
+    Process p(d, args);
+    ASSERT_TRUE(p.started());
+    ASSERT_TRUE(p.running());
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    p.signal(SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    p.signal(SIGINT);
+    EXPECT_EQ(p.exit_code(), 130);
+    EXPECT_NE(p.err().find("interrupted again: stopped at once"), std::string::npos) << p.err();
+    ASSERT_TRUE(fs::exists(ck));
+    EXPECT_FALSE(fs::exists(ck + ".tmp"));
+    const io::Checkpoint c = io::read_checkpoint(ck);  // whole: its checksum holds
+    EXPECT_GT(c.header.step, 0);
+    fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace strata
