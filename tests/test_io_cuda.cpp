@@ -186,5 +186,21 @@ TEST(CudaRestart, Wave3dContinuesBitwiseWithTheTraces) {
         "--steps", {"max_abs", "energy"}, {"traces.bin", "traces.json", "seismogram.png"});
 }
 
+// A grid beyond the GPU's memory is refused before anything is allocated, with the bytes needed
+// and free, as one line and exit code 2; the device is usable afterwards.
+TEST(CudaResources, GridBeyondTheGpuIsRefused) {
+    REQUIRE_GPU();
+    const char* argv[] = {"strata", "run", "heat3d", "-n", "3000", "--steps", "1", "--backend", "cuda"};
+    std::ostringstream out, err;
+    EXPECT_EQ(cli_main(int(std::size(argv)), argv, out, err), 2);
+    const std::string e = err.str();
+    EXPECT_TRUE(e.starts_with("strata: error: heat3d's fields (2 buffers of 3002 x 3002 x 3002 fp64")) << e;
+    EXPECT_NE(e.find("memory needed"), std::string::npos) << e;
+    EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 1) << e;
+    const char* small[] = {"strata", "run", "heat3d", "-n", "33", "--steps", "2", "--backend", "cuda"};
+    std::ostringstream out2, err2;
+    EXPECT_EQ(cli_main(int(std::size(small)), small, out2, err2), 0) << err2.str();
+}
+
 }  // namespace
 }  // namespace strata

@@ -26,6 +26,9 @@ struct EngineOptions {
     int chunk = 0;       // CUDA streaming strategies: rows (2D) or planes (3D) per block; 0 = default
     int depth = 0;       // CUDA temporal strategy: steps per pass over memory; 0 = default
     int snapshot_buffers = 2;  // CUDA: pinned host buffers for snapshots in flight (see snapshot())
+    // CUDA: the field whose snapshot buffers are allocated (and counted against the memory
+    // available) with the engine, before the time loop; others get theirs at their first snapshot.
+    std::string snapshot_field = {};
 };
 
 // What the chosen strategy does per pass over memory, and the model's counts per cell update

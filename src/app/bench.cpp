@@ -169,9 +169,10 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
     const ModelInfo& m = find_model(o.model);
     const auto problem = bench_problem(o, m);
     const State<T> init = random_state<T>(*problem, 1);
-    eo.snapshot_buffers = snapshots.buffers(problem->extent().cells() * std::int64_t(sizeof(T)));
-    const auto engine = make_engine<T>(*problem, o.backend, eo, &init);
     const SnapshotSpec spec = problem->snapshot_spec();
+    eo.snapshot_buffers = snapshots.buffers(problem->extent().cells() * std::int64_t(sizeof(T)));
+    eo.snapshot_field = spec.field;
+    const auto engine = make_engine<T>(*problem, o.backend, eo, &init);
     auto snapshot = [&](std::int64_t step) {
         snapshots.submit(step, double(step), io::FrameSpec{"", spec.grid, m.dims, spec.lo, spec.hi},
                          [&] { return engine->snapshot(spec.field); });

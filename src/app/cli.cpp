@@ -12,6 +12,7 @@
 #include "info.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/interrupt.hpp"
+#include "strata/core/memory.hpp"
 #include "strata/engine.hpp"
 #include "strata/run.hpp"
 
@@ -274,6 +275,10 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     } catch (const UsageError& e) {
         err << "strata: error: " << e.what() << '\n';
         return 2;
+    } catch (const std::bad_alloc&) {  // the checks before allocating (memory.hpp) missed something
+        err << "strata: error: out of host memory (" << format_bytes(double(available_host_bytes()))
+            << " available now)\n";
+        return 1;
     } catch (const std::exception& e) {
         err << "strata: error: " << e.what() << '\n';
         return 1;

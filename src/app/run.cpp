@@ -36,7 +36,8 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     const Extent extent = problem.extent();
     app::Snapshots snapshots(io, snapshot_every, model.name);
     const EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
-                           snapshots.buffers(extent.cells() * std::int64_t(sizeof(T)))};
+                           snapshots.buffers(extent.cells() * std::int64_t(sizeof(T))),
+                           snapshots.active() ? spec.field : std::string()};
     std::optional<State<T>> init;
     if (restart) init = app::checkpoint_state<T>(*restart, model, io.restart_path);
     const std::unique_ptr<TypedEngine<T>> engine = make_engine<T>(problem, o.backend, eo, init ? &*init : nullptr);

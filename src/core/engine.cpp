@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "field_buffers.hpp"
 #include "register.hpp"
 #include "strata/core/error.hpp"
 #ifdef STRATA_HAVE_CUDA
@@ -23,6 +24,13 @@ int ModelInfo::field_index(std::string_view field) const {
     for (std::size_t f = 0; f < fields.size(); ++f)
         if (field == fields[f].name) return int(f);
     throw Error("the " + name + " model has no field '" + std::string(field) + "'");
+}
+
+std::string fields_text(const ModelInfo& model, int buffers, const Extent& e, Precision p) {
+    std::string dims = std::to_string(e.px()) + " x " + std::to_string(e.py());
+    if (e.dims == 3) dims += " x " + std::to_string(e.pz());
+    return model.name + "'s fields (" + std::to_string(buffers) + " buffers of " + dims + " " +
+           std::string(to_string(p)) + " values with their ghosts)";
 }
 
 void check_cpu_options(Backend b, const EngineOptions& o) {

@@ -8,8 +8,18 @@
 
 #include "strata/core/error.hpp"
 #include "strata/model.hpp"
+#include "strata/problem.hpp"
 
 namespace strata {
+
+// "heat3d's fields (2 buffers of 3002 x 3002 x 3002 fp64 values with their ghosts)": what a
+// memory refusal (memory.hpp) says is too large.
+std::string fields_text(const ModelInfo& model, int buffers, const Extent& e, Precision p);
+// What to try instead.
+template <class T>
+const char* memory_hint() {
+    return sizeof(T) > 4 ? "try a smaller grid or fp32" : "try a smaller grid";
+}
 
 template <class Buffer, int N>
 class FieldBuffers {
@@ -26,6 +36,18 @@ public:
     bool scratch(int f, bool copies) const {
         return role(f) == FieldRole::stencil ? !(f + 1 < N && role(f + 1) == FieldRole::previous)
                                              : role(f) == FieldRole::state && copies;
+    }
+    // The buffers a backend allocates: each field's own, but for a `previous` field (its stencil
+    // field's other buffer), and a second one for a stencil field, and for a state field when a
+    // kernel advances several steps per pass (`copies`).
+    bool has_current(int f) const { return role(f) != FieldRole::previous; }
+    bool has_next(int f, bool copies) const {
+        return role(f) == FieldRole::stencil || (role(f) == FieldRole::state && copies);
+    }
+    int count(bool copies) const {
+        int n = 0;
+        for (int f = 0; f < N; ++f) n += int(has_current(f)) + int(has_next(f, copies));
+        return n;
     }
     int index(std::string_view name) const {
         for (int f = 0; f < N; ++f)

@@ -10,6 +10,7 @@
 
 #include "../core/field_buffers.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/memory.hpp"
 #include "strata/core/field_ops.hpp"
 #include "strata/engine.hpp"
 
@@ -96,9 +97,12 @@ public:
           observer_(problem.observer()),
           points_(problem.points()),
           buffers_(P::fields) {
+        require_host_memory(buffers_.count(false) * extent_.padded_cells() * std::int64_t(sizeof(T)),
+                            fields_text(problem.model(), buffers_.count(false), extent_, precision_of<T>()),
+                            memory_hint<T>());
         for (int f = 0; f < N; ++f) {
-            buffers_.cur[f] = HostField<T>(extent_);
-            if (buffers_.role(f) == FieldRole::stencil) buffers_.next[f] = HostField<T>(extent_);
+            if (buffers_.has_current(f)) buffers_.cur[f] = HostField<T>(extent_);
+            if (buffers_.has_next(f, false)) buffers_.next[f] = HostField<T>(extent_);
         }
         for (auto& [name, values] : problem.template coefficients<T>()) buffers_.current(buffers_.index(name)) = values;
         if (initial) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "strata/core/memory.hpp"
 #include "cuda_engines.hpp"
 #include "device_buffer.hpp"
 #include "strategy_names.hpp"
@@ -80,6 +81,19 @@ void require_device() {
     if (e != cudaSuccess || n == 0)
         throw Error(std::string("the cuda backend needs a GPU, and this machine has no usable CUDA device (") +
                     (e != cudaSuccess ? cudaGetErrorString(e) : "none found") + ")");
+}
+
+void require_device_memory(std::int64_t bytes, const std::string& what, const std::string& hint) {
+    std::size_t free = 0, total = 0;
+    STRATA_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    if (bytes > std::int64_t(free)) {
+        cudaDeviceProp p{};
+        int dev = 0;
+        STRATA_CUDA_CHECK(cudaGetDevice(&dev));
+        STRATA_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+        throw UsageError(memory_refusal(what, bytes, std::int64_t(free), std::string(p.name) + "'s memory",
+                                        "of " + format_bytes(double(total)) + "; " + hint));
+    }
 }
 
 namespace {

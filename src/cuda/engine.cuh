@@ -19,6 +19,7 @@
 #include "snapshot.cuh"
 #include "strata/core/field.hpp"
 #include "strata/core/field_ops.hpp"
+#include "strata/core/memory.hpp"
 #include "strata/engine.hpp"
 #include "wave_strategies.cuh"
 
@@ -166,11 +167,27 @@ public:
                              " steps per pass, and point sources and receivers act after every step");
         const cudaStream_t s = stream_.get();
         const Extent e = problem.extent();
+        // Refused before anything is allocated: the fields and a snapshot's staging buffer on the
+        // device, the snapshots' pinned buffers on the host.
+        const std::int64_t field_bytes = e.padded_cells() * std::int64_t(sizeof(T)),
+                           frame_bytes = e.cells() * std::int64_t(sizeof(T));
+        const bool snapshots = !o.snapshot_field.empty();
+        require_device_memory(buffers_.count(temporal()) * field_bytes + (snapshots ? frame_bytes : 0),
+                              fields_text(*info_, buffers_.count(temporal()), e, precision_of<T>()) +
+                                  (snapshots ? " and a snapshot's staging buffer" : ""),
+                              memory_hint<T>());
+        if (snapshots)
+            require_host_memory(snapshot_buffers_ * frame_bytes,
+                                std::to_string(snapshot_buffers_) + " pinned snapshot buffers of " +
+                                    format_bytes(double(frame_bytes)));
         for (int f = 0; f < N; ++f) {
-            buffers_.cur[f] = DeviceField<T>(e, s);
-            if (buffers_.role(f) == FieldRole::stencil || buffers_.scratch(f, temporal()))
-                buffers_.next[f] = DeviceField<T>(e, s);
+            if (buffers_.has_current(f)) buffers_.cur[f] = DeviceField<T>(e, s);
+            if (buffers_.has_next(f, temporal())) buffers_.next[f] = DeviceField<T>(e, s);
             if (buffers_.scratch(f, temporal())) buffers_.next[f].poison(s);
+        }
+        if (snapshots) {  // before the time loop: pinning gigabytes takes a while
+            const int f = buffers_.index(o.snapshot_field);
+            snapshots_[o.snapshot_field] = std::make_shared<SnapshotPool<T>>(buffers_.current(f).grid(), snapshot_buffers_);
         }
         for (auto& [name, values] : problem.template coefficients<T>()) set_field(name, values);
         if (initial) {
@@ -356,7 +373,7 @@ private:
     FieldBuffers<DeviceField<T>, N> buffers_;
     GraphExec graph_;
     Reducer<P::Observer::count> reducer_;
-    std::map<std::string, std::shared_ptr<SnapshotPool<T>>> snapshots_;  // by field, made at its first snapshot
+    std::map<std::string, std::shared_ptr<SnapshotPool<T>>> snapshots_;  // by field: o.snapshot_field's with the engine, others at their first snapshot
     DeviceBuffer<PointSource> sources_;
     DeviceBuffer<GridPoint> receivers_;
     DeviceBuffer<T> traces_;

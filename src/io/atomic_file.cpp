@@ -10,6 +10,12 @@
 
 namespace strata::io {
 
+void write_failed(const std::string& path, int error) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    throw Error("failed writing '" + path + "': " + std::strerror(error) + " (the partial file was removed)");
+}
+
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp"), removed_on_exit_(tmp_) {
     f_ = std::fopen(tmp_.c_str(), "wb");
     if (!f_) throw Error("cannot open '" + tmp_ + "' for writing: " + std::strerror(errno));

@@ -9,6 +9,10 @@
 
 namespace strata::io {
 
+// A write to `path` failed with `error` (errno): removes the partial file and throws Error
+// "failed writing 'PATH': No space left on device (the partial file was removed)".
+[[noreturn]] void write_failed(const std::string& path, int error);
+
 class AtomicFile {
 public:
     explicit AtomicFile(std::string path);

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 
+#include "atomic_file.hpp"
 #include "strata/core/error.hpp"
 
 namespace strata::io {
@@ -78,7 +80,7 @@ void write_rgb_rows(const std::string& path, int width, int height, const std::u
     for (int y = 0; y < height; ++y) png_write_row(png, rows + std::size_t(y) * width * 3);
     png_write_end(png, nullptr);
     png_destroy_write_struct(&png, &info);
-    if (std::fflush(f.get()) != 0 || std::ferror(f.get())) throw Error("failed writing '" + path + "'");
+    if (std::fflush(f.get()) != 0 || std::ferror(f.get())) write_failed(path, errno);
 }
 
 void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
@@ -180,7 +182,7 @@ void PngStrips::write_file() const {
               write_chunk(f.get(), "PLTE", plte.data(), plte.size()) && write_chunk(f.get(), "IDAT", zhead, 2);
     for (const Strip& s : strips_) ok = ok && write_chunk(f.get(), "IDAT", s.deflated.data(), s.deflated.size());
     ok = ok && write_chunk(f.get(), "IDAT", ztail.data(), ztail.size()) && write_chunk(f.get(), "IEND", nullptr, 0);
-    if (!ok || std::fflush(f.get()) != 0 || std::ferror(f.get())) throw Error("failed writing '" + path_ + "'");
+    if (!ok || std::fflush(f.get()) != 0 || std::ferror(f.get())) write_failed(path_, errno);
 }
 
 void write_png(const std::string& path, const Image& img) {

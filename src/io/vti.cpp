@@ -1,6 +1,7 @@
 #include "strata/io/vti.hpp"
 
 #include <bit>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -68,12 +69,13 @@ void write_vti(const std::string& path, const VtiGrid& g, const T* values) {
         "  <AppendedData encoding=\"raw\">\n   _";
     const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
     std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) throw Error("cannot open '" + path + "' for writing");
-    const bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size() &&
-                    std::fwrite(&bytes, sizeof bytes, 1, f) == 1 &&
-                    std::fwrite(values, 1, bytes, f) == bytes &&
-                    std::fwrite(tail.data(), 1, tail.size(), f) == tail.size();
-    if (std::fclose(f) != 0 || !ok) throw Error("failed writing '" + path + "'");
+    if (!f) throw Error("cannot open '" + path + "' for writing: " + std::strerror(errno));
+    bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size() &&
+              std::fwrite(&bytes, sizeof bytes, 1, f) == 1 && std::fwrite(values, 1, bytes, f) == bytes &&
+              std::fwrite(tail.data(), 1, tail.size(), f) == tail.size();
+    int error = ok ? 0 : errno;
+    if (std::fclose(f) != 0 && ok) ok = false, error = errno;
+    if (!ok) write_failed(path, error);
 }
 
 template void write_vti<float>(const std::string&, const VtiGrid&, const float*);

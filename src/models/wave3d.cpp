@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "strata/core/error.hpp"
+#include "strata/core/memory.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/checkpoint.hpp"
 #include "strata/io/png.hpp"
@@ -50,6 +51,11 @@ double parse_speed(const std::string& s, std::string_view spec) {
 
 std::vector<float> wave_velocity(std::string_view spec, const std::string& file, int nx, int ny, int nz) {
     const std::size_t cells = std::size_t(nx) * ny * nz;
+    // The problem's velocities and the coefficient field made from them for any backend (at least
+    // float32), refused before they are filled; the engine checks its fields next.
+    require_host_memory(std::int64_t(2 * cells * sizeof(float)),
+                        "wave3d's velocity model and its coefficient field (2 x " + std::to_string(nx) + " x " +
+                            std::to_string(ny) + " x " + std::to_string(nz) + " float32 values)");
     std::vector<float> v(cells);
     if (!file.empty()) {
         std::ifstream f(file, std::ios::binary | std::ios::ate);

@@ -1,10 +1,11 @@
-// Interrupting a run: the strata binary is started, sent SIGINT or SIGTERM, and what it leaves
-// behind is checked: its exit code, one line on stderr, and a checkpoint that restarts bitwise
-// equal to the uninterrupted run.
+// The strata binary run as users run it, then interrupted (SIGINT, SIGTERM, twice) or short of
+// disk (a file-size limit): what it leaves behind is checked: its exit code, one line on stderr,
+// and a checkpoint that is whole and restarts bitwise equal to the uninterrupted run.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,7 +36,8 @@ std::string slurp(const fs::path& p) {
 // The binary started with `args`, its output in DIR/out.txt and DIR/err.txt.
 class Process {
 public:
-    Process(const fs::path& dir, std::vector<std::string> args) : dir_(dir) {
+    // `max_file_bytes`: a file-size limit (RLIMIT_FSIZE) for the process, standing for a full disk.
+    Process(const fs::path& dir, std::vector<std::string> args, rlim_t max_file_bytes = RLIM_INFINITY) : dir_(dir) {
         args.insert(args.begin(), STRATA_CLI);
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
@@ -44,7 +46,13 @@ public:
         posix_spawn_file_actions_init(&io);
         posix_spawn_file_actions_addopen(&io, 1, (dir / "out.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         posix_spawn_file_actions_addopen(&io, 2, (dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        rlimit before{};
+        getrlimit(RLIMIT_FSIZE, &before);
+        rlimit limited = before;
+        limited.rlim_cur = std::min(max_file_bytes, before.rlim_max);
+        setrlimit(RLIMIT_FSIZE, &limited);  // inherited by the child, restored here at once
         const int rc = posix_spawn(&pid_, STRATA_CLI, &io, nullptr, argv.data(), environ);
+        setrlimit(RLIMIT_FSIZE, &before);
         posix_spawn_file_actions_destroy(&io);
         if (rc != 0) pid_ = -1;
     }
@@ -90,8 +98,8 @@ fs::path fresh_dir(const std::string& name) {
     return d;
 }
 
-int run_to_end(const fs::path& dir, const std::vector<std::string>& args) {
-    Process p(dir, args);
+int run_to_end(const fs::path& dir, const std::vector<std::string>& args, rlim_t max_file_bytes = RLIM_INFINITY) {
+    Process p(dir, args, max_file_bytes);
     return p.exit_code();
 }
 
@@ -164,6 +172,57 @@ TEST(Interrupt, SecondSignalExitsAtOnceAndLeavesTheCheckpointWhole) {
     EXPECT_FALSE(fs::exists(ck + ".tmp"));
     const io::Checkpoint c = io::read_checkpoint(ck);  // whole: its checksum holds
     EXPECT_GT(c.header.step, 0);
+    fs::remove_all(d);
+}
+
+// The disk fills up (a file-size limit below a checkpoint's size) while a run replaces a
+// checkpoint: a clear error, the previous checkpoint as it was, no temporary left.
+TEST(DiskFull, CheckpointFailsClearlyAndKeepsThePreviousOne) {
+    const fs::path d = fresh_dir("full-ck");
+    const std::string ck = (d / "run.ck").string();
+    ASSERT_EQ(run_to_end(d, {"run", "heat3d", "-n", "40", "--steps", "10", "--checkpoint", ck}), 0);
+    const std::string before = slurp(ck);
+    Process p(d, {"run", "heat3d", "-n", "40", "--steps", "20", "--checkpoint", ck, "--checkpoint-every", "5"},
+              before.size() / 2);
+    EXPECT_EQ(p.exit_code(), 1);
+    const std::string err = p.err();
+    EXPECT_TRUE(err.starts_with("strata: error: failed writing '" + ck + ".tmp': File too large")) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(slurp(ck), before);
+    EXPECT_FALSE(fs::exists(ck + ".tmp"));
+    fs::remove_all(d);
+}
+
+// The same for snapshots: the frame that did not fit is removed, the error names it.
+TEST(DiskFull, SnapshotFailsClearlyAndLeavesNoPartialFrame) {
+    const fs::path d = fresh_dir("full-frame");
+    const fs::path frames = d / "frames";
+    Process p(d, {"run", "heat3d", "-n", "48", "--steps", "20", "--every", "5", "--out", frames.string()},
+              100 * 1024);  // a 48^3 fp64 frame is 885 KB
+    EXPECT_EQ(p.exit_code(), 1);
+    const std::string err = p.err();
+    EXPECT_NE(err.find("failed writing '" + (frames / "heat3d_000005.vti").string() + "': File too large"),
+              std::string::npos)
+        << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(fs::exists(frames / "heat3d_000005.vti"));
+    fs::remove_all(d);
+}
+
+// A grid beyond any machine's memory is refused at once, before anything is allocated.
+TEST(Memory, HugeGridsAreRefusedWithTheBytesNeededAndAvailable) {
+    const fs::path d = fresh_dir("memory");
+    for (const auto& [model, what] : {std::pair{"heat3d", "heat3d's fields (2 buffers of 20002 x 20002 x 20002 fp64"},
+                                      std::pair{"wave3d", "wave3d's velocity model"},
+                                      std::pair{"apf", "apf's fields (3 buffers of 1000003 x 1000003 fp64"}}) {
+        const bool apf = std::string(model) == "apf";
+        Process p(d, {"run", model, "-n", apf ? "1000000" : "20000", apf ? "-i" : "--steps", "1"});
+        EXPECT_EQ(p.exit_code(), 2) << model;
+        const std::string err = p.err();
+        EXPECT_TRUE(err.starts_with(std::string("strata: error: ") + what)) << err;
+        EXPECT_NE(err.find("of host memory needed"), std::string::npos) << err;
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    }
     fs::remove_all(d);
 }
 

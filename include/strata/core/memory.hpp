@@ -1,0 +1,27 @@
+#pragma once
+// Refusing a problem that does not fit, before anything is allocated: a grid too large for the
+// host (or the GPU) must be one clear line with the bytes needed and available, not minutes of
+// swapping or a bare std::bad_alloc.
+#include <cstdint>
+#include <string>
+
+namespace strata {
+
+// Bytes this process can still allocate without swapping: the kernel's MemAvailable, or less
+// where a cgroup caps the process (a batch job's allocation, a container's limit).
+std::int64_t available_host_bytes();
+
+// Throws UsageError "WHAT: 432 GB of host memory needed, 21.7 GB available (try ...)" when
+// `bytes` exceed what is available.
+void require_host_memory(std::int64_t bytes, const std::string& what,
+                         const std::string& hint = "try a smaller grid");
+
+// The refusal's text, shared with the GPU's check: `where` is "host memory" or the device's name.
+std::string memory_refusal(const std::string& what, std::int64_t bytes, std::int64_t available,
+                           const std::string& where, const std::string& hint);
+
+// "1.5 GB", "512 MB", "16 KB" (powers of 1000, as free(1) -h and nvidia-smi's GB do not agree
+// anyway; three significant digits).
+std::string format_bytes(double bytes);
+
+}  // namespace strata
