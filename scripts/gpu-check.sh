@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, ab, ebisu, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -78,6 +78,44 @@ if want heat2d-ncu; then  # what limits heat2d's temporal kernels (Nsight Comput
       grep -E "Shared|MIO|stall" "$out/ncu-heat2d-$k-$prec.txt" | grep -iE "^ *(Shared Memory +|smsp__pcsamp|Stall)" | head -5
     done
   done
+fi
+if want sanitize; then  # compute-sanitizer over every CUDA strategy of every model, small odd grids
+  # One case per line: tool, model, kernel, precision and the run's arguments (temporal at depth 3,
+  # so passes end partway through the steps). Cases run 8 at a time; each prints one line.
+  cases=$out/sanitize-cases.txt; : > "$cases"
+  for model in apf heat2d heat3d wave3d; do
+    case $model in
+      apf) sizes=("-n 70 -i 7") ;; heat2d) sizes=("-n 67 --steps 7") ;;
+      heat3d) sizes=("-n 37 --steps 5 --stencil 7pt" "-n 37 --steps 5 --stencil 19pt" "-n 37 --steps 5 --stencil 27pt") ;;
+      wave3d) sizes=("-n 29 --steps 5 --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,5") ;;
+    esac
+    for k in $($build/strata run $model --kernel list --backend cuda | awk 'NR > 1 {print $1}'); do
+      depth=""; [[ $k == temporal ]] && depth="--depth 3"
+      [[ $model == wave3d && $k == temporal ]] && continue  # no temporal kernel takes sources
+      for size in "${sizes[@]}"; do
+        for prec in fp32 fp64; do
+          for tool in memcheck racecheck initcheck synccheck; do
+            echo "$tool $model $k $prec $size $depth" >> "$cases"
+          done
+        done
+      done
+    done
+  done
+  run_case() {  # TOOL MODEL KERNEL PRECISION ARGS...
+    local tool=$1 model=$2 kernel=$3 prec=$4; shift 4
+    local log; log=$(mktemp)
+    compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/strata" run "$model" "$@" --backend cuda \
+      --kernel "$kernel" --precision "$prec" --quiet --out "$(mktemp -d)" > "$log" 2>&1
+    local rc=$? errors
+    errors=$(grep -oE "ERROR SUMMARY: [0-9]+" "$log" | awk '{print $3}')
+    printf '%-9s %-6s %-9s %s %-40s rc=%d errors=%s\n' "$tool" "$model" "$kernel" "$prec" "$*" "$rc" "${errors:-?}"
+    if [[ $rc -ne 0 || ${errors:-1} -ne 0 ]]; then grep -E "=========" "$log" | head -20; fi
+    rm -f "$log"
+  }
+  export -f run_case; export build
+  xargs -P 8 -L 1 bash -c 'run_case "$@"' _ < "$cases" | tee "$out/sanitize.txt"
+  total=$(wc -l < "$cases"); clean=$(grep -c "rc=0 errors=0" "$out/sanitize.txt" || true)
+  echo "sanitize: $clean of $total cases clean" | tee -a "$out/sanitize.txt"
 fi
 if want ebisu; then  # the peer: EBISU's 2D 5-point (carry .peers; ../shared/peers/prepare.sh makes it)
   OUT=$out bash .peers/ebisu-2d.sh 2> "$out/ebisu-stderr.txt" | tee -a "$out/bench.txt"

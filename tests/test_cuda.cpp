@@ -339,6 +339,19 @@ TEST(Cuda, ChunkOnAKernelWithoutChunksIsAClearError) {
                                     EngineOptions{"temporal", true, 16, 2}),
                  UsageError);
     EXPECT_NO_THROW(make_engine<float>(Heat3dProblem(p), Backend::cuda, EngineOptions{"temporal", true, 16, 2}));
+    // Every kernel of every model: --chunk is taken exactly by the kernels listed as taking it.
+    for (const ModelInfo* m : models()) {
+        const auto chunked = kernel_names(Backend::cuda, m->name, true);
+        for (const std::string& k : kernel_names(Backend::cuda, m->name)) {
+            const auto problem = m->box(Params{}, 40, 40, m->dims == 3 ? 40 : 1);
+            const bool takes = std::find(chunked.begin(), chunked.end(), k) != chunked.end();
+            if (takes)
+                EXPECT_NO_THROW(make_engine<float>(*problem, Backend::cuda, EngineOptions{k, true, 16})) << m->name << ' ' << k;
+            else
+                EXPECT_THROW(make_engine<float>(*problem, Backend::cuda, EngineOptions{k, true, 16}), UsageError)
+                    << m->name << ' ' << k;
+        }
+    }
 }
 
 TEST(Cuda, KernelListsHoldTheStrategyLadder) {

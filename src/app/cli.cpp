@@ -31,8 +31,9 @@ void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std
                     "heat3d temporal fits them to the grid and the device)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--depth", depth,
-                    "CUDA temporal strategy: time steps per pass over memory (default 4 for apf and 7-point "
-                    "heat3d, 2 for the 19/27-point stencils)")
+                    "CUDA temporal strategy: time steps per pass over memory (default: the strategy's for "
+                    "the model, its stencil and the precision, e.g. 4 for apf, 8 for heat2d in fp32; the report's "
+                    "Temporal blocking line names the depth used)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
 }
@@ -46,8 +47,9 @@ void add_io(CLI::App* cmd, IoOptions& io, bool& quiet,
                     "Write a checkpoint to FILE every --checkpoint-every steps and at the end");
     cmd->add_option("--checkpoint-every", io.checkpoint_every, "Checkpoint every N steps");
     cmd->add_option("--restart", io.restart_path,
-                    "Continue from the checkpoint FILE (same model, size and precision); -i/--steps "
-                    "still count from step 0, so the run ends where an uninterrupted one would");
+                    "Continue from the checkpoint FILE (same model, size, precision and parameters): "
+                    "the run goes on from the checkpoint's step to the same last step (-i, --steps or -t "
+                    "count from step 0), so it ends where an uninterrupted run would");
     cmd->add_flag("--quiet", quiet, "No progress bar (there is none anyway when stdout is not a terminal)");
 }
 

@@ -162,7 +162,7 @@ public:
         if (o.chunk > 0 && !strategy_.chunked)
             throw UsageError("--chunk sets the rows or planes per block of the streaming kernels; '" + strategy_.name +
                              "' has none");
-        if (temporal() && points_.active() && !(points_.sources.empty() && points_.receivers.empty()))
+        if (temporal() && has_points())
             throw UsageError("the " + strategy_.name + " kernel advances " + std::to_string(depth_) +
                              " steps per pass, and point sources and receivers act after every step");
         const cudaStream_t s = stream_.get();
@@ -210,10 +210,12 @@ public:
             sources_ = DeviceBuffer<PointSource>(points_.sources.size());
             receivers_ = DeviceBuffer<GridPoint>(points_.receivers.size());
             traces_ = DeviceBuffer<T>(std::size_t(points_.record_steps) * points_.receivers.size());
-            device_step_ = DeviceBuffer<std::int64_t>(1);
             copy_to_device(sources_.get(), points_.sources);
             copy_to_device(receivers_.get(), points_.receivers);
             if (traces) copy_to_device(traces_.get(), *traces);  // the rows before the restart
+        }
+        if (has_points()) {
+            device_step_ = DeviceBuffer<std::int64_t>(1);
             STRATA_CUDA_CHECK(
                 cudaMemcpyAsync(device_step_.get(), &step_, sizeof step_, cudaMemcpyHostToDevice, s));
         }
@@ -292,6 +294,12 @@ public:
 
 private:
     bool temporal() const { return strategy_.fused != nullptr; }
+    // Sources and receivers act after every step through point_features, which counts the steps
+    // on the device (so captured graphs replay the count): the count exists, and advances,
+    // exactly when there is a source or a receiver.
+    bool has_points() const {
+        return points_.active() && !(points_.sources.empty() && points_.receivers.empty());
+    }
     void sync() { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
     template <class U>
     void copy_to_device(U* dst, const std::vector<U>& src) {
@@ -331,7 +339,7 @@ private:
             buffers_.swap(true);
         } else {
             strategy_.launch(model_, Model::bind(buffers_.template step<T>(origin)), g, knobs_, stream_.get());
-            if (points_.active() && !(points_.sources.empty() && points_.receivers.empty())) {
+            if (has_points()) {
                 DeviceField<T>& u = buffers_.next[points_.field];
                 point_features<<<1, 256, 0, stream_.get()>>>(u.origin(), u.grid(), sources_.get(),
                                                              int(points_.sources.size()), receivers_.get(),
@@ -377,7 +385,7 @@ private:
     DeviceBuffer<PointSource> sources_;
     DeviceBuffer<GridPoint> receivers_;
     DeviceBuffer<T> traces_;
-    DeviceBuffer<std::int64_t> device_step_;
+    DeviceBuffer<std::int64_t> device_step_;  // has_points() only
     std::int64_t step_ = 0;  // steps queued, from the initial state's
     bool odd_ = false;
 };
