@@ -78,16 +78,18 @@ nlohmann::json read_json(const std::string& path) {
     return nlohmann::json::parse(f);
 }
 
+// Raw, and zlib in blocks: a grid whose bytes span several 1 MiB blocks and end in a partial one.
 template <class T>
-void vti_round_trip() {
+void vti_round_trip(io::VtiCompression compression = io::VtiCompression::none, int nz = 5) {
     TempDir dir;
-    const io::VtiGrid g{13, 7, 5, 0.125, {0.5, -1.0, 2.0}, "u"};
-    const auto v = random_values<T>(13 * 7 * 5, 3);
-    io::write_vti(dir / "f.vti", g, v.data());
+    const io::VtiGrid g{13, 7, nz, 0.125, {0.5, -1.0, 2.0}, "u"};
+    auto v = random_values<T>(std::size_t(13) * 7 * nz, 3);
+    for (std::size_t i = 0; i < v.size(); i += 3) v[i] = T(1);  // something for zlib to find
+    io::write_vti(dir / "f.vti", g, v.data(), compression);
     const io::VtiField back = io::read_vti(dir / "f.vti");
     EXPECT_EQ(back.grid.nx, 13);
     EXPECT_EQ(back.grid.ny, 7);
-    EXPECT_EQ(back.grid.nz, 5);
+    EXPECT_EQ(back.grid.nz, nz);
     EXPECT_EQ(back.grid.spacing, 0.125);
     EXPECT_EQ(back.grid.origin, g.origin);
     EXPECT_EQ(back.grid.name, "u");
@@ -97,6 +99,41 @@ void vti_round_trip() {
 }
 TEST(Vti, RoundTripsFp32ValuesExactly) { vti_round_trip<float>(); }
 TEST(Vti, RoundTripsFp64ValuesExactly) { vti_round_trip<double>(); }
+TEST(Vti, ZlibBlocksRoundTripFp32ValuesExactly) { vti_round_trip<float>(io::VtiCompression::zlib, 3001); }
+TEST(Vti, ZlibBlocksRoundTripFp64ValuesExactly) { vti_round_trip<double>(io::VtiCompression::zlib, 3001); }
+
+TEST(Vti, CorruptZlibBlockIsAClearError) {
+    TempDir dir;
+    const auto v = random_values<double>(64 * 64, 5);
+    io::write_vti(dir / "z.vti", io::VtiGrid{64, 64, 1, 1.0, {}, "u"}, v.data(), io::VtiCompression::zlib);
+    std::string bytes = read_bytes(dir / "z.vti");
+    bytes[bytes.size() - 200] ^= 0x5a;
+    write_bytes(dir / "bad.vti", bytes);
+    EXPECT_THROW(io::read_vti(dir / "bad.vti"), Error);
+}
+
+// --snapshot-format picks the files; without a .vti there is no ParaView series (.pvd).
+TEST(Snapshots, FormatFlagPicksTheFiles) {
+    TempDir dir;
+    ASSERT_EQ(cli({"run", "heat2d", "-n", "40", "--steps", "4", "--every", "2", "--out", dir / "v",
+                   "--snapshot-format", "vti", "--vti-compression", "zlib"})
+                  .code,
+              0);
+    EXPECT_TRUE(std::filesystem::exists(dir / "v/heat2d_000004.vti"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "v/heat2d_000004.png"));
+    EXPECT_EQ(io::read_pvd(dir / "v/heat2d.pvd").size(), 2u);
+    EXPECT_EQ(io::read_vti(dir / "v/heat2d_000004.vti").values.size(), 40u * 40u);
+    ASSERT_EQ(cli({"run", "heat3d", "-n", "20", "--steps", "4", "--every", "2", "--out", dir / "p",
+                   "--snapshot-format", "png"})
+                  .code,
+              0);
+    EXPECT_TRUE(std::filesystem::exists(dir / "p/heat3d_000004_z.png"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "p/heat3d_000004.vti"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "p/heat3d.pvd"));
+    const CliResult bad = cli({"run", "heat2d", "--every", "2", "--snapshot-format", "gif"});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("--snapshot-format"), std::string::npos) << bad.err;
+}
 
 TEST(Vti, TruncatedFileIsAClearError) {
     TempDir dir;

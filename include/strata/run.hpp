@@ -18,6 +18,8 @@ struct IoOptions {
     std::string out_dir;  // --out: where snapshot frames and the .pvd go (wave3d: and the traces)
     std::int64_t snapshot_every = 0;    // --every (apf: also -p); 0: no snapshots
     int writer_threads = 0;             // --writer-threads; 0: min(hardware threads - 1, 16)
+    std::string snapshot_format = "both";  // --snapshot-format: vti, png or both
+    std::string vti_compression = "none";  // --vti-compression: none or zlib
     std::string checkpoint_path;        // --checkpoint: written every --checkpoint-every steps and at the end
     std::int64_t checkpoint_every = 0;  // --checkpoint-every
     std::string restart_path;           // --restart: continue from this checkpoint

@@ -160,10 +160,7 @@ double steps_per_s(Engine& engine, int frames, std::int64_t every,
 
 template <class T>
 void bench_snapshots(const BenchOptions& o, std::ostream& out) {
-    IoOptions io_options;
-    io_options.out_dir = o.out_dir;
-    io_options.writer_threads = o.writer_threads;
-    app::Snapshots snapshots(io_options, o.snapshot_every, o.model);  // as a run writes them
+    app::Snapshots snapshots(o.io, o.snapshot_every, o.model);  // as a run writes them
     EngineOptions eo{o.kernels.empty() ? "" : o.kernels.front(), o.graphs.front(), o.chunk,
                      o.depths.empty() ? 0 : o.depths.front()};
     const ModelInfo& m = find_model(o.model);
@@ -201,7 +198,7 @@ void bench_snapshots(const BenchOptions& o, std::ostream& out) {
                   "no snapshots          : %10.1f steps/s\n"
                   "with snapshots        : %10.1f steps/s  (%.1f%% of no snapshots; time loop %.3f s)\n"
                   "with snapshots, drained: %9.1f steps/s  (%.1f%%, until the last frame is written)\n",
-                  o.frames, static_cast<long long>(every), snapshots.threads(), buffers.c_str(), o.out_dir.c_str(),
+                  o.frames, static_cast<long long>(every), snapshots.threads(), buffers.c_str(), o.io.out_dir.c_str(),
                   snapshots.waited_s() - waited_before, plain, with, 100 * with / plain, loop_s, drained,
                   100 * drained / plain);
     out << buf;

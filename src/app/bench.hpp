@@ -6,8 +6,16 @@
 
 #include "strata/core/types.hpp"
 #include "strata/params.hpp"
+#include "strata/run.hpp"
 
 namespace strata::app {
+
+// The bench's snapshot options: a run's, with frames going to strata-bench-out.
+inline IoOptions bench_io() {
+    IoOptions io;
+    io.out_dir = "strata-bench-out";
+    return io;
+}
 
 struct BenchOptions {
     std::string model;                 // any registered model
@@ -24,8 +32,7 @@ struct BenchOptions {
     std::vector<int> depths;           // temporal kernels: one row per depth (empty: the default)
     std::string json_path;
     std::int64_t snapshot_every = 0;   // > 0: the snapshot-overhead benchmark instead of the table
-    std::string out_dir = "strata-bench-out";
-    int writer_threads = 0;
+    IoOptions io = bench_io();         // with snapshot_every: where and how frames are written
     int frames = 20;                   // with snapshot_every: frames per measured run
 };
 

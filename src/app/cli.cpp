@@ -38,11 +38,24 @@ void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std
     cmd->add_option("--json", json, "Also write the whole report, machine-readable, to this file");
 }
 
+void add_snapshot_files(CLI::App* cmd, IoOptions& io) {
+    cmd->add_option("--snapshot-format", io.snapshot_format,
+                    "Snapshot files: vti (ParaView, the values), png (pictures), or both")
+        ->check(CLI::IsMember({"vti", "png", "both"}))
+        ->capture_default_str();
+    cmd->add_option("--vti-compression", io.vti_compression,
+                    "none (raw: the fastest to write) or zlib (ParaView's compressed .vti: smaller files "
+                    "for smooth fields, at the writers' CPU time)")
+        ->check(CLI::IsMember({"none", "zlib"}))
+        ->capture_default_str();
+}
+
 void add_io(CLI::App* cmd, IoOptions& io, bool& quiet,
             const std::string& out_help = "Directory for snapshot frames and the .pvd (default strata-out)") {
     cmd->add_option("--out", io.out_dir, out_help);
     cmd->add_option("--every", io.snapshot_every, "Snapshot every N steps: .vti for ParaView and PNG pictures");
     cmd->add_option("--writer-threads", io.writer_threads, "Threads encoding snapshots (default min(cores-1, 16))");
+    add_snapshot_files(cmd, io);
     cmd->add_option("--checkpoint", io.checkpoint_path,
                     "Write a checkpoint to FILE every --checkpoint-every steps and at the end");
     cmd->add_option("--checkpoint-every", io.checkpoint_every, "Checkpoint every N steps");
@@ -195,8 +208,9 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     bench_cmd->add_option("--json", bench.json_path, "Also write the table as JSON");
     bench_cmd->add_option("--snapshot-every", bench.snapshot_every,
                           "Instead of the table: steps/s without and with a snapshot every N steps");
-    bench_cmd->add_option("--out", bench.out_dir, "With --snapshot-every: where the frames go")->capture_default_str();
-    bench_cmd->add_option("--writer-threads", bench.writer_threads, "With --snapshot-every: writer threads (0: default)");
+    bench_cmd->add_option("--out", bench.io.out_dir, "With --snapshot-every: where the frames go")->capture_default_str();
+    bench_cmd->add_option("--writer-threads", bench.io.writer_threads, "With --snapshot-every: writer threads (0: default)");
+    add_snapshot_files(bench_cmd, bench.io);
     bench_cmd->add_option("--frames", bench.frames,
                           "With --snapshot-every: frames per measured run (more than the pinned buffers: the "
                           "sustained rate)")

@@ -18,6 +18,10 @@ void validate(const IoOptions& o) {
     if (o.checkpoint_every > 0 && o.checkpoint_path.empty())
         throw UsageError("--checkpoint-every needs --checkpoint FILE");
     if (o.writer_threads < 0) throw UsageError("--writer-threads must be >= 0");
+    if (o.snapshot_format != "vti" && o.snapshot_format != "png" && o.snapshot_format != "both")
+        throw UsageError("--snapshot-format must be vti, png or both (got '" + o.snapshot_format + "')");
+    if (o.vti_compression != "none" && o.vti_compression != "zlib")
+        throw UsageError("--vti-compression must be none or zlib (got '" + o.vti_compression + "')");
     if (!o.checkpoint_path.empty() && o.checkpoint_path == o.restart_path)
         throw UsageError("--checkpoint and --restart name the same file '" + o.restart_path +
                          "': write the new checkpoint elsewhere so the one you restart from survives");
@@ -67,7 +71,11 @@ void Progress::clear() {
     drawn_ = false;
 }
 
-Snapshots::Snapshots(const IoOptions& o, std::int64_t every, const std::string& series) {
+Snapshots::Snapshots(const IoOptions& o, std::int64_t every, const std::string& series)
+    : vti_(o.snapshot_format != "png"),
+      pictures_(o.snapshot_format != "vti"),
+      compression_(o.vti_compression == "zlib" ? io::VtiCompression::zlib : io::VtiCompression::none) {
+    validate(o);
     if (every > 0)
         writer_ = std::make_unique<io::SnapshotWriter>(o.dir(), series,
                                                        o.writer_threads);

@@ -117,6 +117,9 @@ public:
         std::shared_ptr c(take());
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(c->wait())>>;
         spec.stem = writer_->frame_stem(step);
+        spec.vti = vti_;
+        spec.pictures = pictures_;
+        spec.compression = compression_;
         writer_->submit(time, io::frame_parts<T>(spec, [c] { return c->wait(); }, writer_->threads()));
         waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
@@ -127,6 +130,8 @@ public:
     double waited_s() const { return waited_s_; }
 
 private:
+    bool vti_, pictures_;  // IoOptions::snapshot_format
+    io::VtiCompression compression_;
     std::unique_ptr<io::SnapshotWriter> writer_;
     double waited_s_ = 0;
 };

@@ -38,11 +38,13 @@ Slice mid_slice(const T* values, const VtiGrid& g, char axis) {
 template <class T>
 std::vector<FramePart> frame_parts(const FrameSpec& spec, std::function<const T*()> values, int threads) {
     std::vector<FramePart> parts;
-    parts.push_back([spec, values] {
-        const std::string path = spec.stem + ".vti";
-        write_vti(path, spec.grid, values());
-        return std::vector<std::string>{path};
-    });
+    if (spec.vti)
+        parts.push_back([spec, values] {
+            const std::string path = spec.stem + ".vti";
+            write_vti(path, spec.grid, values(), spec.compression);
+            return std::vector<std::string>{path};
+        });
+    if (!spec.pictures) return parts;
     if (spec.dims == 2) {
         const int w = spec.grid.nx, h = spec.grid.ny;
         auto png = std::make_shared<PngStrips>(spec.stem + ".png", w, h, png_strips(h, threads));
@@ -144,7 +146,7 @@ std::vector<std::string> SnapshotWriter::finish() {
     std::vector<std::string> files;
     for (const auto& [seq, frame] : finished_)
         files.insert(files.end(), frame.second.begin(), frame.second.end());
-    if (!finished_.empty()) files.push_back(pvd_path_);
+    if (listed_) files.push_back(pvd_path_);
     return files;
 }
 
@@ -192,7 +194,10 @@ void SnapshotWriter::finish_frame_locked(std::int64_t seq) {
     // Rewritten after every frame, finished frames in order: a crash leaves a valid list.
     std::vector<PvdFrame> frames;
     for (const auto& [s, f] : finished_)
-        frames.push_back({f.first, std::filesystem::path(f.second.front()).filename().string()});
+        if (f.second.front().ends_with(".vti"))  // pictures alone make no ParaView series
+            frames.push_back({f.first, std::filesystem::path(f.second.front()).filename().string()});
+    if (frames.empty()) return;
+    listed_ = true;
     try {
         write_pvd(pvd_path_, frames);
     } catch (...) {

@@ -1,5 +1,8 @@
 #include "strata/io/vti.hpp"
 
+#include <zlib.h>
+
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdint>
@@ -39,18 +42,46 @@ std::string read_all(const std::string& path) {
     return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+// zlib blocks of the appended data, as VTK's vtkZLibDataCompressor lays them out (UInt64
+// header): the block count, the uncompressed block size, the last block's size (0 when full),
+// each block's compressed size, then the blocks.
+constexpr std::uint64_t kZlibBlock = 1 << 20;
+
+std::vector<std::uint8_t> zlib_blocks(const void* data, std::uint64_t bytes) {
+    const std::uint64_t blocks = (bytes + kZlibBlock - 1) / kZlibBlock;
+    std::vector<std::uint64_t> header{blocks, kZlibBlock, bytes % kZlibBlock};
+    std::vector<std::uint8_t> body;
+    std::vector<std::uint8_t> out(compressBound(kZlibBlock));
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+        const std::uint64_t n = std::min(kZlibBlock, bytes - b * kZlibBlock);
+        uLongf size = uLongf(out.size());
+        // Level 1: most of what zlib saves on simulation fields, at a fraction of the default's time.
+        if (compress2(out.data(), &size, static_cast<const Bytef*>(data) + b * kZlibBlock, uLong(n), 1) != Z_OK)
+            throw Error("zlib failed compressing a .vti block");
+        header.push_back(size);
+        body.insert(body.end(), out.begin(), out.begin() + std::ptrdiff_t(size));
+    }
+    std::vector<std::uint8_t> all(header.size() * sizeof(std::uint64_t));
+    std::memcpy(all.data(), header.data(), all.size());
+    all.insert(all.end(), body.begin(), body.end());
+    return all;
+}
+
 }  // namespace
 
 template <class T>
-void write_vti(const std::string& path, const VtiGrid& g, const T* values) {
+void write_vti(const std::string& path, const VtiGrid& g, const T* values, VtiCompression compression) {
     const std::uint64_t bytes = std::uint64_t(g.nx) * g.ny * g.nz * sizeof(T);
     char geometry[256];
     std::snprintf(geometry, sizeof geometry, "Origin=\"%.17g %.17g %.17g\" Spacing=\"%.17g %.17g %.17g\"",
                   g.origin[0], g.origin[1], g.origin[2], g.spacing, g.spacing, g.spacing);
     const std::string ext = extent_text(g);
+    const bool zlib = compression == VtiCompression::zlib;
     std::string head =
         "<?xml version=\"1.0\"?>\n"
-        "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+        "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\"" +
+        std::string(zlib ? " compressor=\"vtkZLibDataCompressor\"" : "") +
+        ">\n"
         "  <ImageData WholeExtent=\"" +
         ext + "\" " + geometry +
         ">\n"
@@ -68,18 +99,49 @@ void write_vti(const std::string& path, const VtiGrid& g, const T* values) {
         "  </ImageData>\n"
         "  <AppendedData encoding=\"raw\">\n   _";
     const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
+    const std::vector<std::uint8_t> packed = zlib ? zlib_blocks(values, bytes) : std::vector<std::uint8_t>{};
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) throw Error("cannot open '" + path + "' for writing: " + std::strerror(errno));
-    bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size() &&
-              std::fwrite(&bytes, sizeof bytes, 1, f) == 1 && std::fwrite(values, 1, bytes, f) == bytes &&
-              std::fwrite(tail.data(), 1, tail.size(), f) == tail.size();
+    bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
+    if (zlib)
+        ok = ok && std::fwrite(packed.data(), 1, packed.size(), f) == packed.size();
+    else
+        ok = ok && std::fwrite(&bytes, sizeof bytes, 1, f) == 1 && std::fwrite(values, 1, bytes, f) == bytes;
+    ok = ok && std::fwrite(tail.data(), 1, tail.size(), f) == tail.size();
     int error = ok ? 0 : errno;
     if (std::fclose(f) != 0 && ok) ok = false, error = errno;
     if (!ok) write_failed(path, error);
 }
 
-template void write_vti<float>(const std::string&, const VtiGrid&, const float*);
-template void write_vti<double>(const std::string&, const VtiGrid&, const double*);
+template void write_vti<float>(const std::string&, const VtiGrid&, const float*, VtiCompression);
+template void write_vti<double>(const std::string&, const VtiGrid&, const double*, VtiCompression);
+
+// The `expected` bytes of zlib blocks (zlib_blocks' layout) starting at text[at].
+std::string inflate_blocks(const std::string& text, std::size_t at, std::uint64_t expected, const std::string& path) {
+    auto u64 = [&](std::size_t i) {
+        std::uint64_t v = 0;
+        if (text.size() < at + (i + 1) * 8) throw Error("'" + path + "' is truncated");
+        std::memcpy(&v, text.data() + at + i * 8, 8);
+        return v;
+    };
+    const std::uint64_t blocks = u64(0), block = u64(1), last = u64(2);
+    const bool consistent = block > 0 && last < block && blocks <= expected / block + 1 &&
+                            (blocks == 0 ? expected == 0
+                                         : (blocks - 1) * block + (last ? last : block) == expected);
+    if (!consistent) throw Error("'" + path + "': the compressed blocks do not match WholeExtent");
+    std::string out(expected, '\0');
+    std::size_t from = at + (3 + blocks) * 8;
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+        const std::uint64_t size = u64(3 + b), want = b + 1 == blocks && last ? last : block;
+        if (size > text.size() || from > text.size() - size) throw Error("'" + path + "' is truncated");
+        uLongf got = uLongf(want);
+        if (uncompress(reinterpret_cast<Bytef*>(out.data() + b * block), &got,
+                       reinterpret_cast<const Bytef*>(text.data() + from), uLong(size)) != Z_OK || got != want)
+            throw Error("'" + path + "': a compressed block is corrupt");
+        from += size;
+    }
+    return out;
+}
 
 VtiField read_vti(const std::string& path) {
     const std::string text = read_all(path);
@@ -111,12 +173,19 @@ VtiField read_vti(const std::string& path) {
     out.precision = array_type == "Float32" ? Precision::fp32 : Precision::fp64;
     const std::size_t elem = array_type == "Float32" ? 4 : 8;
     const std::uint64_t count = std::uint64_t(out.grid.nx) * out.grid.ny * out.grid.nz;
-    std::uint64_t bytes = 0;
-    if (text.size() < underscore + 1 + sizeof bytes) throw Error("'" + path + "' is truncated");
-    std::memcpy(&bytes, text.data() + underscore + 1, sizeof bytes);
-    if (bytes != count * elem) throw Error("'" + path + "': the data block size does not match WholeExtent");
-    if (text.size() < underscore + 1 + sizeof bytes + bytes) throw Error("'" + path + "' is truncated");
-    const char* p = text.data() + underscore + 1 + sizeof bytes;
+    const char* p = nullptr;
+    std::string inflated;
+    if (attribute(head, "compressor") == "vtkZLibDataCompressor") {
+        inflated = inflate_blocks(text, underscore + 1, count * elem, path);
+        p = inflated.data();
+    } else {
+        std::uint64_t bytes = 0;
+        if (text.size() < underscore + 1 + sizeof bytes) throw Error("'" + path + "' is truncated");
+        std::memcpy(&bytes, text.data() + underscore + 1, sizeof bytes);
+        if (bytes != count * elem) throw Error("'" + path + "': the data block size does not match WholeExtent");
+        if (text.size() < underscore + 1 + sizeof bytes + bytes) throw Error("'" + path + "' is truncated");
+        p = text.data() + underscore + 1 + sizeof bytes;
+    }
     out.values.resize(count);
     for (std::uint64_t i = 0; i < count; ++i) {
         if (elem == 4) {

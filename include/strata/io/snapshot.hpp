@@ -2,7 +2,8 @@
 // Snapshot frames and the pool of threads that writes them while the time loop goes on.
 //
 // A frame of a 2D field is STEM.vti and STEM.png; of a 3D field STEM.vti and the mid-plane
-// slices STEM_z.png, STEM_y.png, STEM_x.png. The series' .pvd lists every finished frame.
+// slices STEM_z.png, STEM_y.png, STEM_x.png (either kind alone with FrameSpec's flags). The
+// series' .pvd lists every finished frame's .vti.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -23,6 +24,8 @@ struct FrameSpec {
     VtiGrid grid;
     int dims = 2;
     double lo = 0, hi = 1;  // the pictures' fixed value range, so frames compare
+    bool vti = true, pictures = true;  // which files (--snapshot-format); at least one
+    VtiCompression compression = VtiCompression::none;
 };
 
 // A piece of a frame's work for a writer thread; returns the files it completed.
@@ -103,6 +106,7 @@ private:
     int pending_ = 0;                        // frames submitted and not finished
     std::int64_t next_seq_ = 0;
     bool stop_ = false;
+    bool listed_ = false;  // the .pvd was written (a frame with a .vti finished)
     std::exception_ptr error_;
     std::map<std::int64_t, std::pair<double, std::vector<std::string>>> finished_;  // by seq
     std::vector<std::thread> threads_;

@@ -18,16 +18,21 @@ struct VtiGrid {
     std::string name = "field";      // the array's name in ParaView
 };
 
+// How the values are stored: raw (the fastest to write and read), or zlib-compressed in 1 MiB
+// blocks (ParaView's vtkZLibDataCompressor), smaller for smooth fields at a CPU cost.
+enum class VtiCompression { none, zlib };
+
 // `values`: nx*ny*nz, x fastest. Float32 or Float64 by T. Throws Error naming the file.
 template <class T>
-void write_vti(const std::string& path, const VtiGrid& grid, const T* values);
+void write_vti(const std::string& path, const VtiGrid& grid, const T* values,
+               VtiCompression compression = VtiCompression::none);
 
 struct VtiField {
     VtiGrid grid;
     Precision precision = Precision::fp64;
     std::vector<double> values;  // converted exactly from the stored Float32/Float64
 };
-// Reads what write_vti writes (one Piece, one raw appended array); anything else is an Error.
+// Reads what write_vti writes (one Piece, one appended array, raw or zlib); anything else is an Error.
 VtiField read_vti(const std::string& path);
 
 struct PvdFrame {
