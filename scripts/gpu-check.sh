@@ -129,7 +129,10 @@ if want profile; then  # DRAM traffic and occupancy of the streaming kernels (nc
   ncu --clock-control none --kernel-name regex:"rows2d|naive2d" --launch-skip 2 --launch-count 1 --metrics $metrics \
     $build/strata run apf -n 8192 -i 4 --backend cuda --precision fp32 --kernel multi4 --no-graphs 2>&1 | grep -E "rows2d|dram__|lts__|gpu__|warps" | sed 's/^ *//' | cut -c1-110
 fi
-if want io; then  # snapshot overhead (issue: <= 5% at apf 4096^2, one every 100 steps)
+if want io; then  # the disk and each writer stage apart, then the snapshot overhead of a run
+  echo "\$ strata-io" | tee -a "$out/bench.txt"
+  $build/strata-io /tmp/strata-io 60 | tee -a "$out/bench.txt"
+  echo | tee -a "$out/bench.txt"
   for frames in 20 100; do  # 20: within the pinned buffers' reach; 100: the sustained rate
     for prec in fp32 fp64; do
       echo "\$ strata bench apf -n 4096 --snapshot-every 100 --frames $frames --precision $prec" | tee -a "$out/bench.txt"
