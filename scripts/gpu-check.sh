@@ -95,7 +95,7 @@ if want sanitize; then  # compute-sanitizer over every CUDA strategy of every mo
       for size in "${sizes[@]}"; do
         for prec in fp32 fp64; do
           for tool in memcheck racecheck initcheck synccheck; do
-            echo "$tool $model $k $prec $size $depth" >> "$cases"
+            echo "$tool $model $k $prec $size${depth:+ $depth}" >> "$cases"
           done
         done
       done
@@ -107,14 +107,16 @@ if want sanitize; then  # compute-sanitizer over every CUDA strategy of every mo
     compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/strata" run "$model" "$@" --backend cuda \
       --kernel "$kernel" --precision "$prec" --quiet --out "$(mktemp -d)" > "$log" 2>&1
     local rc=$? errors
-    errors=$(grep -oE "ERROR SUMMARY: [0-9]+" "$log" | awk '{print $3}')
+    # memcheck/initcheck/synccheck: "ERROR SUMMARY: N errors"; racecheck: "(N errors, M warnings)"
+    errors=$(grep -oE "ERROR SUMMARY: [0-9]+ error|\([0-9]+ errors" "$log" | grep -oE "[0-9]+" | head -1)
     printf '%-9s %-6s %-9s %s %-40s rc=%d errors=%s\n' "$tool" "$model" "$kernel" "$prec" "$*" "$rc" "${errors:-?}"
     if [[ $rc -ne 0 || ${errors:-1} -ne 0 ]]; then grep -E "=========" "$log" | head -20; fi
     rm -f "$log"
   }
   export -f run_case; export build
-  xargs -P 8 -L 1 bash -c 'run_case "$@"' _ < "$cases" | tee "$out/sanitize.txt"
+  xargs -d '\n' -n 1 -P 8 bash -c 'run_case $1' _ < "$cases" > "$out/sanitize.txt"  # $1 unquoted: its words
   total=$(wc -l < "$cases"); clean=$(grep -c "rc=0 errors=0" "$out/sanitize.txt" || true)
+  grep -v "rc=0 errors=0" "$out/sanitize.txt" | head -40
   echo "sanitize: $clean of $total cases clean" | tee -a "$out/sanitize.txt"
 fi
 if want ebisu; then  # the peer: EBISU's 2D 5-point (carry .peers; ../shared/peers/prepare.sh makes it)
