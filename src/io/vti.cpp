@@ -1,6 +1,5 @@
 #include "strata/io/vti.hpp"
 
-#include <fcntl.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -108,11 +107,7 @@ void write_vti(const std::string& path, const VtiGrid& g, const T* values, VtiCo
         ok = ok && std::fwrite(packed.data(), 1, packed.size(), f) == packed.size();
     else
         ok = ok && std::fwrite(&bytes, sizeof bytes, 1, f) == 1 && std::fwrite(values, 1, bytes, f) == bytes;
-    ok = ok && std::fwrite(tail.data(), 1, tail.size(), f) == tail.size() && std::fflush(f) == 0;
-    // Start the disk on this file now rather than when the kernel's dirty-page limits are reached:
-    // with a frame every few milliseconds from many writers, waiting lets the disk idle first and
-    // then throttles every writer at once. (Only starts the write-back; it does not wait for it.)
-    if (ok) sync_file_range(fileno(f), 0, 0, SYNC_FILE_RANGE_WRITE);
+    ok = ok && std::fwrite(tail.data(), 1, tail.size(), f) == tail.size();
     int error = ok ? 0 : errno;
     if (std::fclose(f) != 0 && ok) ok = false, error = errno;
     if (!ok) write_failed(path, error);
