@@ -116,7 +116,7 @@ if want sanitize; then  # compute-sanitizer over every CUDA strategy of every mo
   export -f run_case; export build
   xargs -d '\n' -n 1 -P 8 bash -c 'run_case $1' _ < "$cases" > "$out/sanitize.txt"  # $1 unquoted: its words
   total=$(wc -l < "$cases"); clean=$(grep -c "rc=0 errors=0" "$out/sanitize.txt" || true)
-  grep -v "rc=0 errors=0" "$out/sanitize.txt" | head -40
+  grep -v "rc=0 errors=0" "$out/sanitize.txt" | head -40 || true
   echo "sanitize: $clean of $total cases clean" | tee -a "$out/sanitize.txt"
 fi
 if want ebisu; then  # the peer: EBISU's 2D 5-point (carry .peers; ../shared/peers/prepare.sh makes it)
