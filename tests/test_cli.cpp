@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/error.hpp"
 #include "strata/run.hpp"
 
 namespace strata {
@@ -143,6 +144,21 @@ TEST(Cli, RejectsBadWaveInput) {
     expect_clear_error({"run", "wave3d", "-n", "16", "--velocity", "layered:1500"}, "bad velocity");
     expect_clear_error({"run", "wave3d", "-n", "16", "--velocity-file", "/nonexistent/v.bin"}, "/nonexistent/v.bin");
     expect_clear_error({"run", "wave3d", "-n", "16", "--receivers", "/nonexistent/r.txt"}, "/nonexistent/r.txt");
+}
+TEST(Cli, ParsesARunWithoutRunningIt) {
+    const std::vector<const char*> argv{"strata", "run", "wave3d", "-n", "16", "--backend", "omp", "--every", "5"};
+    const std::optional<RunOptions> o = parse_run_command(int(argv.size()), argv.data());
+    ASSERT_TRUE(o.has_value());
+    EXPECT_EQ(o->model, "wave3d");
+    EXPECT_EQ(std::get<std::int64_t>(*o->params.find("n")), 16);
+    EXPECT_FALSE(o->params.has("steps"));  // not given: the model's default
+    EXPECT_EQ(o->backend, Backend::omp);
+    EXPECT_EQ(o->io.snapshot_every, 5);
+    const std::vector<const char*> info{"strata", "info"}, help{"strata", "run", "apf", "--help"},
+        bad{"strata", "run", "apf", "--bogus"};
+    EXPECT_FALSE(parse_run_command(int(info.size()), info.data()).has_value());
+    EXPECT_FALSE(parse_run_command(int(help.size()), help.data()).has_value());
+    EXPECT_THROW(parse_run_command(int(bad.size()), bad.data()), UsageError);
 }
 TEST(Cli, RequiresASubcommand) {
     const CliResult r = cli({});

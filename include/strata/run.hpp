@@ -53,6 +53,11 @@ nlohmann::json run(const RunOptions& o, std::ostream& out);
 // `axis`), values mapped from [lo, hi]. Returns the PNG's path (`png_path`, or FILE with .png).
 std::string render_png(const std::string& file, std::string png_path, char axis, double lo, double hi);
 
+// `strata run MODEL ...` parsed into the run's options as cli_main parses it, nothing run and no
+// file opened: nullopt for another subcommand or a request for help, UsageError (cli_main's
+// message) for bad input. The options' Params still go through the model's checks in run().
+std::optional<RunOptions> parse_run_command(int argc, const char* const* argv);
+
 // The whole command line: `strata run apf ...`, `strata info`, ... Returns the exit code.
 // `out_is_terminal`: whether `out` is a terminal, where long runs show a progress bar.
 int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err,

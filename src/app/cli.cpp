@@ -6,6 +6,7 @@
 #include <iostream>
 #include <list>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "bench.hpp"
@@ -124,6 +125,17 @@ struct ModelCommand {
         }
         return out;
     }
+    // What the command line asks this model's run to do; `terminal`: stdout is one (a progress bar).
+    RunOptions options(bool terminal) const {
+        RunOptions o = run;
+        o.model = model->name;
+        o.params = params();
+        o.graphs = !no_graphs;
+        o.precision = parse_precision(precision);
+        o.backend = parse_backend(backend);
+        o.io.progress = terminal && !quiet;
+        return o;
+    }
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -152,10 +164,40 @@ void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
     }
 }
 
-}  // namespace
-
-int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err, bool out_is_terminal) {
+// The whole command line: CLI11's parser and, bound to it, every subcommand's options.
+// cli_main parses it and does what it asks; parse_run_command parses it and stops there.
+struct CommandLine {
     CLI::App app{"Strata: stencil simulations at the hardware's limit, on CPUs and NVIDIA GPUs.", "strata"};
+    std::list<ModelCommand> commands;  // one `strata run MODEL` each, in registration order
+    app::BenchOptions bench;
+    std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
+                bench_graphs = "on";
+    CLI::App *bench_cmd = nullptr, *render_cmd = nullptr, *info_cmd = nullptr, *probe_cmd = nullptr;
+    CLI::Option* stencil_opt = nullptr;
+    std::string render_file, render_png_path, render_slice = "z";
+    std::vector<double> render_range{0.0, 1.0};
+
+    CommandLine();
+    // CLI11's parse. Its errors become UsageError like every other bad input; a request for help
+    // stays a CLI::Success, for cli_main to print.
+    void parse(int argc, const char* const* argv) {
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::Success&) {
+            throw;
+        } catch (const CLI::ParseError& e) {
+            throw UsageError(std::string(e.what()) + " (see --help)");
+        }
+    }
+    // The `strata run MODEL` given, or null.
+    const ModelCommand* run_command() const {
+        for (const ModelCommand& mc : commands)
+            if (*mc.cmd) return &mc;
+        return nullptr;
+    }
+};
+
+CommandLine::CommandLine() {
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Show the help of every subcommand");
 
@@ -163,7 +205,6 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     run->footer("Every model takes --help: what it solves, its options, examples.");
     run->require_subcommand(1);
 
-    std::list<ModelCommand> commands;  // one `strata run MODEL` each, in registration order
     for (const ModelInfo* m : models()) {
         ModelCommand& mc = commands.emplace_back();
         mc.model = m;
@@ -176,10 +217,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         add_io(mc.cmd, mc.run.io, mc.quiet, m->out_help);
     }
 
-    app::BenchOptions bench;
-    std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
-                bench_graphs = "on";
-    auto* bench_cmd = app.add_subcommand("bench", "Time every strategy of a model and print a roofline table");
+    bench_cmd = app.add_subcommand("bench", "Time every strategy of a model and print a roofline table");
     bench_cmd->footer(
         "Each row: the median time per step over --repeats runs of --steps steps (after a warm-up),\n"
         "GCells/s, effective GB/s (the model's minimum bytes per cell), % of the device's measured\n"
@@ -194,7 +232,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         "  strata bench apf -n 4096 --snapshot-every 100     # step rate with and without snapshots");
     bench_cmd->add_option("model", bench.model, "apf, heat2d, heat3d or wave3d")->required();
     bench_cmd->add_option("-n", bench.n, "Problem size (default 8192 for 2D models, 512 for 3D ones)");
-    auto* stencil_opt = bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt (default 7pt)");
+    stencil_opt = bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt (default 7pt)");
     bench_cmd->add_option("--precision", bench_precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
     bench_cmd->add_option("--backend", bench_backend, "cuda, omp or cpu")->capture_default_str();
     bench_cmd->add_option("--kernels", bench_kernels, "Comma-separated kernels (default: all)");
@@ -216,9 +254,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
                           "sustained rate)")
         ->capture_default_str();
 
-    std::string render_file, render_png_path, render_slice = "z";
-    std::vector<double> render_range{0.0, 1.0};
-    auto* render_cmd = app.add_subcommand("render", "Turn a saved field (.vti) or a checkpoint into a PNG");
+    render_cmd = app.add_subcommand("render", "Turn a saved field (.vti) or a checkpoint into a PNG");
     render_cmd->footer(
         "Values are mapped linearly from --range to viridis (y grows upwards); 3D fields give the\n"
         "mid-plane across --slice.\n\n"
@@ -233,21 +269,30 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         ->expected(2)
         ->capture_default_str();
 
-    auto* info_cmd = app.add_subcommand("info", "Describe this build and the GPUs it sees");
-    auto* probe_cmd = app.add_subcommand(
+    info_cmd = app.add_subcommand("info", "Describe this build and the GPUs it sees");
+    probe_cmd = app.add_subcommand(
         "probe", "Measure the GPU's copy and host<->device bandwidth and cache it for the reports");
+}
 
+}  // namespace
+
+std::optional<RunOptions> parse_run_command(int argc, const char* const* argv) {
+    CommandLine c;
     try {
-        app.parse(argc, argv);
-        for (ModelCommand& mc : commands) {
-            if (!*mc.cmd) continue;
-            RunOptions& o = mc.run;
-            o.model = mc.model->name;
-            o.params = mc.params();
-            o.graphs = !mc.no_graphs;
-            o.precision = parse_precision(mc.precision);
-            o.backend = parse_backend(mc.backend);
-            o.io.progress = out_is_terminal && !mc.quiet;
+        c.parse(argc, argv);
+    } catch (const CLI::Success&) {
+        return std::nullopt;
+    }
+    const ModelCommand* mc = c.run_command();
+    return mc ? std::optional(mc->options(false)) : std::nullopt;
+}
+
+int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err, bool out_is_terminal) {
+    CommandLine c;
+    try {
+        c.parse(argc, argv);
+        if (const ModelCommand* mc = c.run_command()) {
+            const RunOptions o = mc->options(out_is_terminal);
             if (o.kernel == "list") {
                 print_kernels(out, o.backend, o.model);
                 return 0;
@@ -256,35 +301,34 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             strata::run(o, out);
             return 0;
         }
-        if (*bench_cmd) {
-            bench.precisions.clear();
-            for (const auto& p : split_list(bench_precision)) bench.precisions.push_back(parse_precision(p));
-            if (bench.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
-            bench.backend = parse_backend(bench_backend);
-            if (stencil_opt->count() > 0) bench.params.set("stencil", bench_stencil);
-            bench.kernels = split_list(bench_kernels);
-            if (bench_graphs == "on") bench.graphs = {true};
-            else if (bench_graphs == "off") bench.graphs = {false};
-            else if (bench_graphs == "both") bench.graphs = {true, false};
-            else throw UsageError("--graphs must be on, off or both (got '" + bench_graphs + "')");
-            app::run_bench(bench, out);
-        } else if (*render_cmd) {
-            if (render_slice.size() != 1) throw UsageError("--slice must be z, y or x (got '" + render_slice + "')");
-            out << "wrote " << render_png(render_file, render_png_path, render_slice[0], render_range[0], render_range[1])
+        if (*c.bench_cmd) {
+            c.bench.precisions.clear();
+            for (const auto& p : split_list(c.bench_precision))
+                c.bench.precisions.push_back(parse_precision(p));
+            if (c.bench.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
+            c.bench.backend = parse_backend(c.bench_backend);
+            if (c.stencil_opt->count() > 0) c.bench.params.set("stencil", c.bench_stencil);
+            c.bench.kernels = split_list(c.bench_kernels);
+            if (c.bench_graphs == "on") c.bench.graphs = {true};
+            else if (c.bench_graphs == "off") c.bench.graphs = {false};
+            else if (c.bench_graphs == "both") c.bench.graphs = {true, false};
+            else throw UsageError("--graphs must be on, off or both (got '" + c.bench_graphs + "')");
+            app::run_bench(c.bench, out);
+        } else if (*c.render_cmd) {
+            if (c.render_slice.size() != 1)
+                throw UsageError("--slice must be z, y or x (got '" + c.render_slice + "')");
+            out << "wrote "
+                << render_png(c.render_file, c.render_png_path, c.render_slice[0], c.render_range[0],
+                              c.render_range[1])
                 << '\n';
-        } else if (*info_cmd) {
+        } else if (*c.info_cmd) {
             app::print_info(out);
-        } else if (*probe_cmd) {
+        } else if (*c.probe_cmd) {
             app::run_probe_command(out);
         }
         return 0;
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e, out, err);
-    } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e, out, err);
-    } catch (const CLI::ParseError& e) {
-        err << "strata: error: " << e.what() << " (see --help)\n";
-        return 2;
+    } catch (const CLI::Success& e) {
+        return c.app.exit(e, out, err);
     } catch (const Interrupted& e) {
         err << "strata: " << e.what() << '\n';
         return e.exit_code();
