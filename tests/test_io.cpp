@@ -109,7 +109,7 @@ TEST(Vti, CorruptZlibBlockIsAClearError) {
     std::string bytes = read_bytes(dir / "z.vti");
     bytes[bytes.size() - 200] ^= 0x5a;
     write_bytes(dir / "bad.vti", bytes);
-    EXPECT_THROW(io::read_vti(dir / "bad.vti"), Error);
+    EXPECT_THROW(io::read_vti(dir / "bad.vti"), UsageError);
 }
 
 // --snapshot-format picks the files; without a .vti there is no ParaView series (.pvd).
@@ -141,7 +141,7 @@ TEST(Vti, TruncatedFileIsAClearError) {
     io::write_vti(dir / "f.vti", io::VtiGrid{9, 4, 1, 1.0, {}, "E"}, v.data());
     const std::string bytes = read_bytes(dir / "f.vti");
     write_bytes(dir / "cut.vti", bytes.substr(0, bytes.size() - 60));
-    EXPECT_THROW(io::read_vti(dir / "cut.vti"), Error);
+    EXPECT_THROW(io::read_vti(dir / "cut.vti"), UsageError);
 }
 
 TEST(Png, FieldPictureMapsValuesWithYUpwards) {

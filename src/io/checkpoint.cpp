@@ -34,7 +34,7 @@ struct Reader {
     const std::string& bytes;
     std::size_t at = 0;
     void need(std::size_t n) const {
-        if (bytes.size() < at + n) throw Error("checkpoint '" + path + "' is truncated");
+        if (bytes.size() < at + n) throw UsageError("checkpoint '" + path + "' is truncated");
     }
     template <class V>
     V get() {
@@ -64,7 +64,7 @@ std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t hash) {
 double CheckpointHeader::param(const std::string& name, const std::string& file) const {
     for (const auto& [n, v] : params)
         if (n == name) return v;
-    throw Error("checkpoint '" + file + "' lacks the " + model + " parameter '" + name + "'");
+    throw UsageError("checkpoint '" + file + "' lacks the " + model + " parameter '" + name + "'");
 }
 
 template <class T>
@@ -144,21 +144,21 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
 
 Checkpoint read_checkpoint(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
-    if (!f) throw Error("cannot open checkpoint '" + path + "'");
+    if (!f) throw UsageError("cannot open checkpoint '" + path + "'");
     const std::string bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
     if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-        throw Error("'" + path + "' is not a strata checkpoint (no STRATACK magic)");
+        throw UsageError("'" + path + "' is not a strata checkpoint (no STRATACK magic)");
     Reader r{path, bytes, sizeof kMagic};
     const auto version = r.get<std::uint32_t>();
     if (version < 1 || version > kCheckpointVersion)
-        throw Error("checkpoint '" + path + "' has format version " + std::to_string(version) +
+        throw UsageError("checkpoint '" + path + "' has format version " + std::to_string(version) +
                     "; this strata reads versions 1 to " + std::to_string(kCheckpointVersion));
     Checkpoint c;
     CheckpointHeader& h = c.header;
     h.model = r.get_string();
     const auto elem = r.get<std::uint32_t>();
     if (elem != 4 && elem != 8)
-        throw Error("checkpoint '" + path + "' has an unknown precision (" + std::to_string(elem) +
+        throw UsageError("checkpoint '" + path + "' has an unknown precision (" + std::to_string(elem) +
                     " bytes)");
     h.precision = elem == 4 ? Precision::fp32 : Precision::fp64;
     h.nx = r.get<std::int32_t>();
@@ -169,7 +169,7 @@ Checkpoint read_checkpoint(const std::string& path) {
     h.step = r.get<std::int64_t>();
     h.t = r.get<double>();
     if (h.nx < 1 || h.ny < 1 || h.nz < 1 || h.ghost < 0 || (h.dims != 2 && h.dims != 3) || h.step < 0)
-        throw Error("checkpoint '" + path + "' has a corrupted header (sizes or step out of range)");
+        throw UsageError("checkpoint '" + path + "' has a corrupted header (sizes or step out of range)");
     const auto nparams = r.get<std::uint32_t>();
     for (std::uint32_t i = 0; i < nparams; ++i) {
         std::string name = r.get_string();
@@ -184,20 +184,21 @@ Checkpoint read_checkpoint(const std::string& path) {
         c.array_names.push_back(r.get_string());
         const auto length = r.get<std::uint64_t>();
         if (length > bytes.size() / elem)
-            throw Error("checkpoint '" + path + "' is truncated (array '" + c.array_names.back() +
+            throw UsageError("checkpoint '" + path + "' is truncated (array '" + c.array_names.back() +
                         "' runs past its end)");
         array_bytes.push_back(std::size_t(length) * elem);
     }
     std::size_t expected = r.at + nfields * field_bytes + sizeof(std::uint64_t);
     for (std::size_t n : array_bytes) expected += n;
     if (bytes.size() < expected)
-        throw Error("checkpoint '" + path + "' is truncated (" + std::to_string(bytes.size()) + " of " +
+        throw UsageError("checkpoint '" + path + "' is truncated (" + std::to_string(bytes.size()) + " of " +
                     std::to_string(expected) + " bytes)");
-    if (bytes.size() > expected) throw Error("checkpoint '" + path + "' has trailing bytes: it is corrupted");
+    if (bytes.size() > expected)
+        throw UsageError("checkpoint '" + path + "' has trailing bytes: it is corrupted");
     std::uint64_t stored;
     std::memcpy(&stored, bytes.data() + expected - sizeof stored, sizeof stored);
     if (fnv1a64(bytes.data(), expected - sizeof stored) != stored)
-        throw Error("checkpoint '" + path + "' is corrupted (checksum mismatch)");
+        throw UsageError("checkpoint '" + path + "' is corrupted (checksum mismatch)");
     const char* p = bytes.data() + r.at;
     for (std::uint32_t i = 0; i < nfields; ++i, p += field_bytes)
         c.interiors.emplace_back(p, p + field_bytes);

@@ -38,7 +38,7 @@ std::string attribute(const std::string& text, const std::string& name) {
 
 std::string read_all(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
-    if (!f) throw Error("cannot open '" + path + "'");
+    if (!f) throw UsageError("cannot open '" + path + "'");
     return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
@@ -120,7 +120,7 @@ template void write_vti<double>(const std::string&, const VtiGrid&, const double
 std::string inflate_blocks(const std::string& text, std::size_t at, std::uint64_t expected, const std::string& path) {
     auto u64 = [&](std::size_t i) {
         std::uint64_t v = 0;
-        if (text.size() < at + (i + 1) * 8) throw Error("'" + path + "' is truncated");
+        if (text.size() < at + (i + 1) * 8) throw UsageError("'" + path + "' is truncated");
         std::memcpy(&v, text.data() + at + i * 8, 8);
         return v;
     };
@@ -128,16 +128,16 @@ std::string inflate_blocks(const std::string& text, std::size_t at, std::uint64_
     const bool consistent = block > 0 && last < block && blocks <= expected / block + 1 &&
                             (blocks == 0 ? expected == 0
                                          : (blocks - 1) * block + (last ? last : block) == expected);
-    if (!consistent) throw Error("'" + path + "': the compressed blocks do not match WholeExtent");
+    if (!consistent) throw UsageError("'" + path + "': the compressed blocks do not match WholeExtent");
     std::string out(expected, '\0');
     std::size_t from = at + (3 + blocks) * 8;
     for (std::uint64_t b = 0; b < blocks; ++b) {
         const std::uint64_t size = u64(3 + b), want = b + 1 == blocks && last ? last : block;
-        if (size > text.size() || from > text.size() - size) throw Error("'" + path + "' is truncated");
+        if (size > text.size() || from > text.size() - size) throw UsageError("'" + path + "' is truncated");
         uLongf got = uLongf(want);
         if (uncompress(reinterpret_cast<Bytef*>(out.data() + b * block), &got,
                        reinterpret_cast<const Bytef*>(text.data() + from), uLong(size)) != Z_OK || got != want)
-            throw Error("'" + path + "': a compressed block is corrupt");
+            throw UsageError("'" + path + "': a compressed block is corrupt");
         from += size;
     }
     return out;
@@ -150,7 +150,7 @@ VtiField read_vti(const std::string& path) {
     const auto underscore = data_at == std::string::npos ? data_at : text.find('_', data_at);
     if (text.find("type=\"ImageData\"") == std::string::npos || underscore == std::string::npos ||
         text.find("header_type=\"UInt64\"") == std::string::npos)
-        throw Error("'" + path + "' is not a .vti file with raw appended UInt64-headed data");
+        throw UsageError("'" + path + "' is not a .vti file with raw appended UInt64-headed data");
     const std::string head = text.substr(0, data_at);
     VtiField out;
     int x0, x1, y0, y1, z0, z1;
@@ -159,7 +159,7 @@ VtiField read_vti(const std::string& path) {
         std::sscanf(attribute(head, "Origin").c_str(), "%lf %lf %lf", &out.grid.origin[0],
                     &out.grid.origin[1], &out.grid.origin[2]) != 3 ||
         std::sscanf(attribute(head, "Spacing").c_str(), "%lf", &out.grid.spacing) != 1)
-        throw Error("'" + path + "': missing or malformed WholeExtent, Origin or Spacing");
+        throw UsageError("'" + path + "': missing or malformed WholeExtent, Origin or Spacing");
     out.grid.nx = x1 - x0 + 1;
     out.grid.ny = y1 - y0 + 1;
     out.grid.nz = z1 - z0 + 1;
@@ -169,7 +169,7 @@ VtiField read_vti(const std::string& path) {
     const std::string array_type =
         array_at == std::string::npos ? "" : attribute(head.substr(array_at), "type");
     if (array_type != "Float32" && array_type != "Float64")
-        throw Error("'" + path + "': unsupported data type '" + array_type + "' (Float32 or Float64)");
+        throw UsageError("'" + path + "': unsupported data type '" + array_type + "' (Float32 or Float64)");
     out.precision = array_type == "Float32" ? Precision::fp32 : Precision::fp64;
     const std::size_t elem = array_type == "Float32" ? 4 : 8;
     const std::uint64_t count = std::uint64_t(out.grid.nx) * out.grid.ny * out.grid.nz;
@@ -180,10 +180,12 @@ VtiField read_vti(const std::string& path) {
         p = inflated.data();
     } else {
         std::uint64_t bytes = 0;
-        if (text.size() < underscore + 1 + sizeof bytes) throw Error("'" + path + "' is truncated");
+        if (text.size() < underscore + 1 + sizeof bytes) throw UsageError("'" + path + "' is truncated");
         std::memcpy(&bytes, text.data() + underscore + 1, sizeof bytes);
-        if (bytes != count * elem) throw Error("'" + path + "': the data block size does not match WholeExtent");
-        if (text.size() < underscore + 1 + sizeof bytes + bytes) throw Error("'" + path + "' is truncated");
+        if (bytes != count * elem)
+            throw UsageError("'" + path + "': the data block size does not match WholeExtent");
+        if (text.size() < underscore + 1 + sizeof bytes + bytes)
+            throw UsageError("'" + path + "' is truncated");
         p = text.data() + underscore + 1 + sizeof bytes;
     }
     out.values.resize(count);
@@ -220,7 +222,7 @@ void write_pvd(const std::string& path, const std::vector<PvdFrame>& frames) {
 std::vector<PvdFrame> read_pvd(const std::string& path) {
     const std::string text = read_all(path);
     if (text.find("type=\"Collection\"") == std::string::npos || text.find("</VTKFile>") == std::string::npos)
-        throw Error("'" + path + "' is not a complete .pvd collection");
+        throw UsageError("'" + path + "' is not a complete .pvd collection");
     std::vector<PvdFrame> frames;
     for (auto at = text.find("<DataSet"); at != std::string::npos; at = text.find("<DataSet", at + 1)) {
         const std::string tag = text.substr(at, text.find("/>", at) - at);

@@ -31,7 +31,7 @@ struct CheckpointHeader {
     std::vector<std::pair<std::string, double>> params;  // the model's, strategy-independent
 
     Extent extent() const { return Extent{nx, ny, nz, ghost, dims}; }
-    // The parameter called `name`; Error naming `file` when absent.
+    // The parameter called `name`; UsageError naming `file` when absent.
     double param(const std::string& name, const std::string& file) const;
 };
 
@@ -56,8 +56,8 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& header,
                       const std::vector<std::pair<std::string, const HostField<T>*>>& fields,
                       const std::vector<std::pair<std::string, const std::vector<T>*>>& arrays = {});
 
-// Validates magic, version, sizes and checksum; every failure is an Error naming the file and
-// what is wrong with it.
+// Validates magic, version, sizes and checksum; every failure is a UsageError (a bad file is bad
+// input, like a bad flag) naming the file and what is wrong with it.
 Checkpoint read_checkpoint(const std::string& path);
 
 // 64-bit FNV-1a, continuing from `hash`.

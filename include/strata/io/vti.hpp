@@ -32,7 +32,8 @@ struct VtiField {
     Precision precision = Precision::fp64;
     std::vector<double> values;  // converted exactly from the stored Float32/Float64
 };
-// Reads what write_vti writes (one Piece, one appended array, raw or zlib); anything else is an Error.
+// Reads what write_vti writes (one Piece, one appended array, raw or zlib); anything else is a
+// UsageError naming the file (a bad file is bad input, like a bad flag).
 VtiField read_vti(const std::string& path);
 
 struct PvdFrame {
@@ -42,6 +43,7 @@ struct PvdFrame {
 };
 // Written to a temporary and renamed: a reader (or a crash) never sees a half-written list.
 void write_pvd(const std::string& path, const std::vector<PvdFrame>& frames);
+// The frames of a complete .pvd; anything else is a UsageError naming the file.
 std::vector<PvdFrame> read_pvd(const std::string& path);
 
 }  // namespace strata::io
