@@ -144,6 +144,29 @@ TEST(Vti, TruncatedFileIsAClearError) {
     EXPECT_THROW(io::read_vti(dir / "cut.vti"), UsageError);
 }
 
+// A file that render cannot read is bad input: one error line naming it, exit 2, no "wrote"
+// before it and no picture.
+TEST(Render, BadFileIsOneErrorLineAndNoPicture) {
+    TempDir dir;
+    const auto v = random_values<float>(9 * 4, 4);
+    io::write_vti(dir / "f.vti", io::VtiGrid{9, 4, 1, 1.0, {}, "E"}, v.data());
+    const std::string vti = read_bytes(dir / "f.vti");
+    write_bytes(dir / "cut.vti", vti.substr(0, vti.size() - 60));
+    write_bytes(dir / "junk.vti", "not a .vti file\n");
+    ASSERT_EQ(cli({"run", "heat2d", "-n", "5", "--steps", "1", "--checkpoint", dir / "h.ck"}).code, 0);
+    const std::string ck = read_bytes(dir / "h.ck");
+    write_bytes(dir / "cut.ck", ck.substr(0, ck.size() - 9));
+    for (const std::string name : {"cut.vti", "junk.vti", "cut.ck"}) {
+        const CliResult r = cli({"render", dir / name, "-o", dir / "out.png"});
+        EXPECT_EQ(r.code, 2) << name;
+        EXPECT_EQ(r.out, "") << name;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_TRUE(r.err.starts_with("strata: error: ")) << r.err;
+        EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(dir / "out.png")) << name;
+    }
+}
+
 TEST(Png, FieldPictureMapsValuesWithYUpwards) {
     TempDir dir;
     const int w = 29, h = 17;

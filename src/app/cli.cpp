@@ -317,10 +317,10 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         } else if (*c.render_cmd) {
             if (c.render_slice.size() != 1)
                 throw UsageError("--slice must be z, y or x (got '" + c.render_slice + "')");
-            out << "wrote "
-                << render_png(c.render_file, c.render_png_path, c.render_slice[0], c.render_range[0],
-                              c.render_range[1])
-                << '\n';
+            // Rendered before anything is printed: a bad file is one error line, not "wrote " and one.
+            const std::string png = render_png(c.render_file, c.render_png_path, c.render_slice[0],
+                                               c.render_range[0], c.render_range[1]);
+            out << "wrote " << png << '\n';
         } else if (*c.info_cmd) {
             app::print_info(out);
         } else if (*c.probe_cmd) {
