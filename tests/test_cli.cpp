@@ -160,6 +160,18 @@ TEST(Cli, ParsesARunWithoutRunningIt) {
     EXPECT_FALSE(parse_run_command(int(help.size()), help.data()).has_value());
     EXPECT_THROW(parse_run_command(int(bad.size()), bad.data()), UsageError);
 }
+TEST(Cli, RejectsAReceiversFileWithoutReceivers) {
+    const auto dir = std::filesystem::temp_directory_path() / "strata_test_receivers";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "empty.txt").close();
+    std::ofstream(dir / "blank.txt") << "\n  \t\n\r\n";
+    for (const char* name : {"empty.txt", "blank.txt"}) {
+        const std::string file = (dir / name).string();
+        expect_clear_error({"run", "wave3d", "-n", "16", "--receivers", file}, file);
+        EXPECT_EQ(cli({"run", "wave3d", "-n", "16", "--receivers", file}).code, 2);
+    }
+    std::filesystem::remove_all(dir);
+}
 TEST(Cli, RequiresASubcommand) {
     const CliResult r = cli({});
     EXPECT_NE(r.code, 0);

@@ -267,11 +267,15 @@ void place(Wave3dProblem& w, const ParamReader& r, std::ostream& out) {
     if (!file.empty()) {
         std::ifstream f(file);
         if (!f) throw UsageError("cannot read the receivers file '" + file + "'");
+        const std::size_t before = w.receivers.size();
         for (std::string line; std::getline(f, line);) {
             if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
             const auto v = numbers(line, 3, 3, "receiver line in " + file + " (expected x,y,z)");
             w.receivers.push_back(wave_grid_point(p, v[0], v[1], v[2], "receiver"));
         }
+        // A run without the traces it was asked for would be found out only at its end.
+        if (w.receivers.size() == before)
+            throw UsageError("the receivers file '" + file + "' lists no receivers (expected x,y,z lines)");
     }
     const std::string line = r.text("receiver_line");
     if (!line.empty()) {
