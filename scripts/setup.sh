@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building Strata needs on Debian/Ubuntu, skipping what is already there.
 # CUDA is optional: with nvcc in /usr/local/cuda (or on the PATH) the CUDA backend is built too.
+# Usage: scripts/setup.sh [PACKAGE...] (more packages, for what needs them: the fuzz targets' clang)
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libpng-dev)
+packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libpng-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
