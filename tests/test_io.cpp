@@ -7,6 +7,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -142,6 +143,67 @@ TEST(Vti, TruncatedFileIsAClearError) {
     const std::string bytes = read_bytes(dir / "f.vti");
     write_bytes(dir / "cut.vti", bytes.substr(0, bytes.size() - 60));
     EXPECT_THROW(io::read_vti(dir / "cut.vti"), UsageError);
+}
+
+// A .vti's text (the writer's 3 x 4 x 1 fp64 field) with its WholeExtent replaced by `extent`
+// and, when given, everything after the appended data's '_' by `data`.
+std::string vti_with(const TempDir& dir, const std::string& extent, io::VtiCompression compression,
+                     std::optional<std::string> data = std::nullopt) {
+    const auto v = random_values<double>(12, 7);
+    io::write_vti(dir / "base.vti", io::VtiGrid{3, 4, 1, 1.0, {}, "u"}, v.data(), compression);
+    std::string text = read_bytes(dir / "base.vti");
+    const std::string from = "WholeExtent=\"0 2 0 3 0 0\"", to = "WholeExtent=\"" + extent + "\"";
+    text.replace(text.find(from), from.size(), to);
+    if (data) text = text.substr(0, text.find('_', text.find("<AppendedData")) + 1) + *data;
+    return text;
+}
+std::string u64_bytes(std::initializer_list<std::uint64_t> values) {
+    std::string s;
+    for (std::uint64_t v : values) s.append(reinterpret_cast<const char*>(&v), sizeof v);
+    return s;
+}
+
+// Found by fuzzing (fuzz/vti.cpp): sides past an int overflowed as they were computed (undefined
+// behaviour, which the sanitized suite stops at).
+TEST(Vti, ExtentBeyondAnIntIsAClearError) {
+    TempDir dir;
+    write_bytes(dir / "bad.vti", vti_with(dir, "-2147483648 0 0 3 0 0", io::VtiCompression::none));
+    EXPECT_THROW(io::read_vti(dir / "bad.vti"), UsageError);
+    write_bytes(dir / "bad.vti", vti_with(dir, "0 2147483647 0 3 0 0", io::VtiCompression::none));
+    EXPECT_THROW(io::read_vti(dir / "bad.vti"), UsageError);
+}
+
+// Sides must hold points, and their product no more values than the file: an empty extent whose
+// product matched the data block gave negative sides; one whose product wrapped around 2^64 to
+// the block's size, or a zlib one whose blocks promise 800 GB, sized an allocation after it.
+TEST(Vti, EmptyOrOversizedExtentIsAClearError) {
+    TempDir dir;
+    const std::string one_value = u64_bytes({8, 0});
+    write_bytes(dir / "bad.vti", vti_with(dir, "0 -2 0 -2 0 0", io::VtiCompression::none, one_value));
+    EXPECT_THROW(io::read_vti(dir / "bad.vti"), UsageError);
+    write_bytes(dir / "bad.vti", vti_with(dir, "0 2097151 0 2097151 0 524287", io::VtiCompression::none,
+                                          u64_bytes({0})));
+    EXPECT_THROW(io::read_vti(dir / "bad.vti"), UsageError);
+    const std::uint64_t bytes = 100000ull * 100000 * 10 * 8;  // one block of them, 16 bytes compressed
+    write_bytes(dir / "bad.vti", vti_with(dir, "0 99999 0 99999 0 9", io::VtiCompression::zlib,
+                                          u64_bytes({1, bytes, 0, 16, 0, 0})));
+    EXPECT_THROW(io::read_vti(dir / "bad.vti"), UsageError);
+    write_bytes(dir / "good.vti", vti_with(dir, "0 2 0 3 0 0", io::VtiCompression::zlib));
+    EXPECT_EQ(io::read_vti(dir / "good.vti").values.size(), 12u);
+}
+
+// Found by fuzzing (fuzz/vti.cpp): a timestep that is no number escaped as std::stod's exception.
+TEST(Pvd, DataSetWithoutANumericTimestepIsAClearError) {
+    TempDir dir;
+    io::write_pvd(dir / "a.pvd", {{0.5, "a_000001.vti"}});
+    const std::string good = read_bytes(dir / "a.pvd"), at = "timestep=\"0.5\"";
+    ASSERT_NE(good.find(at), std::string::npos);
+    for (const std::string& bad : {std::string("timestep=\"soon\""), std::string("timestep=\"\""),
+                                   std::string("timestep=\"1e999\""), std::string("step=\"0.5\"")}) {
+        std::string text = good;
+        write_bytes(dir / "bad.pvd", text.replace(text.find(at), at.size(), bad));
+        EXPECT_THROW(io::read_pvd(dir / "bad.pvd"), UsageError) << bad;
+    }
 }
 
 // A file that render cannot read is bad input: one error line naming it, exit 2, no "wrote"

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 #include "atomic_file.hpp"
@@ -36,6 +39,16 @@ std::string attribute(const std::string& text, const std::string& name) {
     return end == std::string::npos ? "" : text.substr(start, end - start);
 }
 
+// The `count` whitespace-separated numbers of attribute `name` in `text`; false when it is
+// missing, malformed or out of V's range.
+template <class V>
+bool numbers(const std::string& text, const std::string& name, V* out, int count) {
+    std::istringstream s(attribute(text, name));
+    for (int i = 0; i < count; ++i)
+        if (!(s >> out[i])) return false;
+    return true;
+}
+
 std::string read_all(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     if (!f) throw UsageError("cannot open '" + path + "'");
@@ -46,6 +59,9 @@ std::string read_all(const std::string& path) {
 // header): the block count, the uncompressed block size, the last block's size (0 when full),
 // each block's compressed size, then the blocks.
 constexpr std::uint64_t kZlibBlock = 1 << 20;
+// Deflate's largest expansion (a 258-byte match coded in 2 bits, plus overhead): no zlib block
+// inflates to more than this many times its size.
+constexpr std::uint64_t kDeflateMaxRatio = 1032;
 
 std::vector<std::uint8_t> zlib_blocks(const void* data, std::uint64_t bytes) {
     const std::uint64_t blocks = (bytes + kZlibBlock - 1) / kZlibBlock;
@@ -153,17 +169,6 @@ VtiField read_vti(const std::string& path) {
         throw UsageError("'" + path + "' is not a .vti file with raw appended UInt64-headed data");
     const std::string head = text.substr(0, data_at);
     VtiField out;
-    int x0, x1, y0, y1, z0, z1;
-    if (std::sscanf(attribute(head, "WholeExtent").c_str(), "%d %d %d %d %d %d", &x0, &x1, &y0, &y1, &z0,
-                    &z1) != 6 ||
-        std::sscanf(attribute(head, "Origin").c_str(), "%lf %lf %lf", &out.grid.origin[0],
-                    &out.grid.origin[1], &out.grid.origin[2]) != 3 ||
-        std::sscanf(attribute(head, "Spacing").c_str(), "%lf", &out.grid.spacing) != 1)
-        throw UsageError("'" + path + "': missing or malformed WholeExtent, Origin or Spacing");
-    out.grid.nx = x1 - x0 + 1;
-    out.grid.ny = y1 - y0 + 1;
-    out.grid.nz = z1 - z0 + 1;
-    out.grid.name = attribute(head, "Name");
     // The DataArray's type, not the VTKFile's (which comes first).
     const auto array_at = head.find("<DataArray");
     const std::string array_type =
@@ -172,10 +177,28 @@ VtiField read_vti(const std::string& path) {
         throw UsageError("'" + path + "': unsupported data type '" + array_type + "' (Float32 or Float64)");
     out.precision = array_type == "Float32" ? Precision::fp32 : Precision::fp64;
     const std::size_t elem = array_type == "Float32" ? 4 : 8;
-    const std::uint64_t count = std::uint64_t(out.grid.nx) * out.grid.ny * out.grid.nz;
+    int extent[6];
+    if (!numbers(head, "WholeExtent", extent, 6) || !numbers(head, "Origin", out.grid.origin.data(), 3) ||
+        !numbers(head, "Spacing", &out.grid.spacing, 1))
+        throw UsageError("'" + path + "': missing or malformed WholeExtent, Origin or Spacing");
+    const bool zlib = attribute(head, "compressor") == "vtkZLibDataCompressor";
+    // The most values a file of this size holds, raw or inflated: a WholeExtent beyond it is
+    // refused before its sides' product can overflow or size an allocation.
+    const std::uint64_t room = text.size() * (zlib ? kDeflateMaxRatio : 1) / elem;
+    std::uint64_t count = 1;
+    int* sides[3] = {&out.grid.nx, &out.grid.ny, &out.grid.nz};
+    for (int axis = 0; axis < 3; ++axis) {
+        const std::int64_t n = std::int64_t(extent[2 * axis + 1]) - extent[2 * axis] + 1;
+        if (n < 1 || n > std::numeric_limits<int>::max() || std::uint64_t(n) > room / count)
+            throw UsageError("'" + path + "': WholeExtent \"" + attribute(head, "WholeExtent") +
+                             "\" is empty or holds more values than the file");
+        *sides[axis] = int(n);
+        count *= std::uint64_t(n);
+    }
+    out.grid.name = attribute(head, "Name");
     const char* p = nullptr;
     std::string inflated;
-    if (attribute(head, "compressor") == "vtkZLibDataCompressor") {
+    if (zlib) {
         inflated = inflate_blocks(text, underscore + 1, count * elem, path);
         p = inflated.data();
     } else {
@@ -226,7 +249,12 @@ std::vector<PvdFrame> read_pvd(const std::string& path) {
     std::vector<PvdFrame> frames;
     for (auto at = text.find("<DataSet"); at != std::string::npos; at = text.find("<DataSet", at + 1)) {
         const std::string tag = text.substr(at, text.find("/>", at) - at);
-        frames.push_back({std::stod(attribute(tag, "timestep")), attribute(tag, "file")});
+        const std::string time = attribute(tag, "timestep"), file = attribute(tag, "file");
+        char* end = nullptr;
+        const double t = std::strtod(time.c_str(), &end);
+        if (time.empty() || *end != '\0' || !std::isfinite(t) || file.empty())
+            throw UsageError("'" + path + "': a DataSet without a finite timestep and a file");
+        frames.push_back({t, file});
     }
     return frames;
 }
