@@ -422,6 +422,44 @@ TEST_F(CheckpointCorruption, WrongVersionIsNamed) {
     expect_rejected(bad, "format version 7");
 }
 
+// A version-2 heat3d checkpoint in the documented layout with any header, which write_checkpoint
+// would not write: `fields` fields named u holding `values` fp64 zeros in all, a valid checksum.
+std::string checkpoint_bytes(int nx, int ny, int nz, int ghost, int dims, std::uint32_t fields,
+                             std::size_t values) {
+    std::string b = "STRATACK";
+    auto put = [&](auto v) { b.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    auto put_string = [&](const std::string& s) {
+        put(std::uint32_t(s.size()));
+        b += s;
+    };
+    put(std::uint32_t(2));
+    put_string("heat3d");
+    put(std::uint32_t(8));
+    for (int v : {nx, ny, nz, ghost, dims}) put(std::int32_t(v));
+    put(std::int64_t(0));
+    put(0.0);
+    put(std::uint32_t(0));
+    put(fields);
+    for (std::uint32_t i = 0; i < fields; ++i) put_string("u");
+    put(std::uint32_t(0));
+    b.append(values * 8, '\0');
+    put(io::fnv1a64(b.data(), b.size()));
+    return b;
+}
+
+// Headers that read a field past its end or sized one far beyond the file, each found by reading
+// the reader (fuzz_checkpoint did not reach them in its minutes): a 2D field of two planes made
+// field() copy the second plane past the HostField; a ghost width of 2^29, or sides whose
+// product wrapped around 2^64 to the data's size, made it allocate exabytes.
+TEST_F(CheckpointCorruption, HeadersPromisingOtherFieldsThanTheFileHoldsAreRejected) {
+    ASSERT_NO_THROW(write_bytes(dir / "ok.ck", checkpoint_bytes(3, 4, 5, 1, 3, 2, 120)));
+    EXPECT_EQ(io::read_checkpoint(dir / "ok.ck").field<double>(1).extent.pz(), 7);
+    expect_rejected(checkpoint_bytes(3, 3, 2, 1, 2, 1, 18), "corrupted header");
+    expect_rejected(checkpoint_bytes(3, 3, 1, 1 << 29, 2, 1, 9), "corrupted header");
+    expect_rejected(checkpoint_bytes(1 << 21, 1 << 21, 1 << 19, 1, 3, 1, 0), "truncated");
+    expect_rejected(checkpoint_bytes(1 << 16, 1 << 16, 1 << 16, 1, 3, 1 << 16, 0), "truncated");
+}
+
 // The run `args` (a restart) fails as bad input, saying `mention`, and writes no checkpoint.
 void expect_restart_rejected(const TempDir& dir, std::vector<std::string> args, const std::string& mention) {
     write_bytes(dir / "keep.ck", "precious");

@@ -15,6 +15,7 @@ static_assert(std::endian::native == std::endian::little, "checkpoints are writt
 namespace {
 
 constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'C', 'K'};
+constexpr int kMaxGhost = 16;  // the models' stencils reach 1 to 4 cells
 
 struct Writer {
     std::string bytes;
@@ -152,14 +153,14 @@ Checkpoint read_checkpoint(const std::string& path) {
     const auto version = r.get<std::uint32_t>();
     if (version < 1 || version > kCheckpointVersion)
         throw UsageError("checkpoint '" + path + "' has format version " + std::to_string(version) +
-                    "; this strata reads versions 1 to " + std::to_string(kCheckpointVersion));
+                         "; this strata reads versions 1 to " + std::to_string(kCheckpointVersion));
     Checkpoint c;
     CheckpointHeader& h = c.header;
     h.model = r.get_string();
     const auto elem = r.get<std::uint32_t>();
     if (elem != 4 && elem != 8)
         throw UsageError("checkpoint '" + path + "' has an unknown precision (" + std::to_string(elem) +
-                    " bytes)");
+                         " bytes)");
     h.precision = elem == 4 ? Precision::fp32 : Precision::fp64;
     h.nx = r.get<std::int32_t>();
     h.ny = r.get<std::int32_t>();
@@ -168,7 +169,10 @@ Checkpoint read_checkpoint(const std::string& path) {
     h.dims = r.get<std::int32_t>();
     h.step = r.get<std::int64_t>();
     h.t = r.get<double>();
-    if (h.nx < 1 || h.ny < 1 || h.nz < 1 || h.ghost < 0 || (h.dims != 2 && h.dims != 3) || h.step < 0)
+    // A 2D field has one plane; ghost layers wider than kMaxGhost are no stencil's (and would make
+    // the fields built from the header, interior plus ghosts, far larger than the file).
+    if (h.nx < 1 || h.ny < 1 || h.nz < 1 || (h.dims != 2 && h.dims != 3) || (h.dims == 2 && h.nz != 1) ||
+        h.ghost < 0 || h.ghost > kMaxGhost || h.step < 0)
         throw UsageError("checkpoint '" + path + "' has a corrupted header (sizes or step out of range)");
     const auto nparams = r.get<std::uint32_t>();
     for (std::uint32_t i = 0; i < nparams; ++i) {
@@ -177,22 +181,29 @@ Checkpoint read_checkpoint(const std::string& path) {
     }
     const auto nfields = r.get<std::uint32_t>();
     for (std::uint32_t i = 0; i < nfields; ++i) c.field_names.push_back(r.get_string());
-    const std::size_t field_bytes = std::size_t(h.nx) * h.ny * h.nz * elem;
+    // The values the header promises, each size checked against the most the file can hold
+    // before it is multiplied or added: int32 sides and 32- and 64-bit counts multiply past 2^64,
+    // and wrapped around they could match the file's size.
+    const std::size_t room = bytes.size() / elem, nx = h.nx, ny = h.ny, nz = h.nz;
+    if (nx > room || ny > room / nx || nz > room / (nx * ny) || nfields > room / (nx * ny * nz))
+        throw UsageError("checkpoint '" + path + "' is truncated (its header's fields exceed the file)");
+    const std::size_t field_bytes = nx * ny * nz * elem;
+    std::size_t values = nfields * nx * ny * nz;
     std::vector<std::size_t> array_bytes;
     const std::uint32_t narrays = version >= 2 ? r.get<std::uint32_t>() : 0;
     for (std::uint32_t i = 0; i < narrays; ++i) {
         c.array_names.push_back(r.get_string());
         const auto length = r.get<std::uint64_t>();
-        if (length > bytes.size() / elem)
+        if (length > room - values)
             throw UsageError("checkpoint '" + path + "' is truncated (array '" + c.array_names.back() +
-                        "' runs past its end)");
+                             "' runs past its end)");
+        values += length;
         array_bytes.push_back(std::size_t(length) * elem);
     }
-    std::size_t expected = r.at + nfields * field_bytes + sizeof(std::uint64_t);
-    for (std::size_t n : array_bytes) expected += n;
+    const std::size_t expected = r.at + values * elem + sizeof(std::uint64_t);
     if (bytes.size() < expected)
         throw UsageError("checkpoint '" + path + "' is truncated (" + std::to_string(bytes.size()) + " of " +
-                    std::to_string(expected) + " bytes)");
+                         std::to_string(expected) + " bytes)");
     if (bytes.size() > expected)
         throw UsageError("checkpoint '" + path + "' has trailing bytes: it is corrupted");
     std::uint64_t stored;
