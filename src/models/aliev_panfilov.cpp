@@ -69,6 +69,10 @@ ModelInfo ApfProblem::describe() {
     return m;
 }
 
+namespace {
+constexpr double kMaxTimedIterations = 1e9;  // about a second of the classic loop
+}  // namespace
+
 std::unique_ptr<Problem> ApfProblem::from_params(const Params& params, std::ostream&) {
     const ParamReader r(describe().params, params, "apf");
     const std::int64_t n = r.integer("n");
@@ -84,23 +88,34 @@ std::unique_ptr<Problem> ApfProblem::from_params(const Params& params, std::ostr
     auto p = std::make_unique<ApfProblem>(ApfParams::for_mesh(int(n)));
     p->stats_every = r.integer("stats_every");
     p->plot_every = r.given("plot_every") ? r.integer("plot_every") : 0;
-    p->px = int(r.integer("px"));
-    p->py = int(r.integer("py"));
     p->no_comm = r.flag("no_comm");
     p->debug = r.flag("debug");
     if (p->stats_every < 0) throw UsageError("-s must be >= 0 (got " + std::to_string(p->stats_every) + ")");
     if (p->plot_every < 0) throw UsageError("-p must be >= 0 (got " + std::to_string(p->plot_every) + ")");
-    const std::string geometry = std::to_string(p->px) + " x " + std::to_string(p->py);
-    if (p->px < 1 || p->py < 1) throw UsageError("-x and -y must be >= 1 (got " + geometry + ")");
+    const std::int64_t px = r.integer("px"), py = r.integer("py");
+    const std::string geometry = std::to_string(px) + " x " + std::to_string(py);
+    if (px < 1 || py < 1) throw UsageError("-x and -y must be >= 1 (got " + geometry + ")");
     const std::int64_t points = n + 1;
-    if (points % p->px != 0 || points % p->py != 0)
+    if (points % px != 0 || points % py != 0)
         throw UsageError("processor geometry " + geometry + " does not divide the " + std::to_string(points) + " x " +
                          std::to_string(points) + " mesh");
-    if (p->px * p->py != 1)
+    if (px * py != 1)  // both at most points (2^30 + 1) now: the product does not overflow
         throw UsageError("processor geometry " + geometry +
                          " needs the multi-GPU backend, which is not yet available: use -x 1 -y 1");
-    p->schedule = by_count ? ApfSchedule{iterations, double(iterations) * p->params.dt}
-                           : apf_schedule_for_time(p->params.dt, t_final);
+    p->px = int(px);
+    p->py = int(py);
+    // -t is reached as the classic program does, one `t += dt` at a time (the rounding decides the
+    // last iteration): past kMaxTimedIterations that loop alone would take seconds, and where
+    // t + dt == t it would never end.
+    const double dt = p->params.dt;
+    if (!by_count && t_final / dt > kMaxTimedIterations) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "-t %g needs %.3g iterations of dt = %g, more than %.0e: use -i",
+                      t_final, t_final / dt, dt, kMaxTimedIterations);
+        throw UsageError(buf);
+    }
+    p->schedule =
+        by_count ? ApfSchedule{iterations, double(iterations) * dt} : apf_schedule_for_time(dt, t_final);
     return p;
 }
 
