@@ -95,6 +95,18 @@ TEST(Cli, RejectsGeometryThatDoesNotDivide) {
 TEST(Cli, RejectsMultiProcessGeometryForNow) {
     expect_clear_error({"run", "apf", "-n", "99", "-x", "2"}, "multi-GPU");
 }
+// -x and -y were cut to an int (4294967297 read as 1) and multiplied in one (65536 x 65536
+// overflowed); found reading the code, past the fuzz target's bound on the grid's size.
+TEST(Cli, RejectsGeometryBeyondAnInt) {
+    expect_clear_error({"run", "apf", "-n", "30", "-x", "4294967297"}, "does not divide");
+    expect_clear_error({"run", "apf", "-n", "65535", "-x", "65536", "-y", "65536", "-i", "1"}, "multi-GPU");
+}
+// -t is reached one `t += dt` at a time: -t 1e300 never ended (t + dt == t), and the default
+// -t 1500 on a mesh of 10^6 took minutes before the memory check could refuse it.
+TEST(Cli, RejectsTimesNeedingTooManyIterations) {
+    expect_clear_error({"run", "apf", "-n", "30", "-t", "1e300"}, "-t 1e+300 needs");
+    expect_clear_error({"run", "apf", "-n", "1000000"}, "use -i");
+}
 TEST(Cli, RejectsNegativePlotInterval) { expect_clear_error({"run", "apf", "-p", "-1"}, "-p"); }
 TEST(Cli, RejectsUnknownPrecisionAndBackend) {
     expect_clear_error({"run", "apf", "--precision", "fp16"}, "fp16");
@@ -159,6 +171,17 @@ TEST(Cli, ParsesARunWithoutRunningIt) {
     EXPECT_FALSE(parse_run_command(int(info.size()), info.data()).has_value());
     EXPECT_FALSE(parse_run_command(int(help.size()), help.data()).has_value());
     EXPECT_THROW(parse_run_command(int(bad.size()), bad.data()), UsageError);
+}
+// Numbers past an int were cut to one (--nx 4294967305 ran a 9-point side, --sponge 4294967296
+// no sponge, a receiver count of 1e300 was undefined behaviour) and a count of 2e9 receivers
+// filled 24 GB: the count and float-cast overflow found by hand through fuzz_cli, the sides and
+// the sponge reading the code.
+TEST(Cli, RejectsWaveNumbersBeyondTheirRange) {
+    expect_clear_error({"run", "wave3d", "-n", "16", "--nx", "4294967305"}, "--nx 4294967305 is too large");
+    expect_clear_error({"run", "wave3d", "-n", "16", "--sponge", "4294967296"}, "sponge of 4294967296");
+    for (const char* count : {"1e300", "2000000000", "4097", "0", "2.5"})
+        expect_clear_error({"run", "wave3d", "-n", "16", "--receiver-line", std::string("0,0,0,1,1,1,") + count},
+                           "receiver count");
 }
 TEST(Cli, RejectsAReceiversFileWithoutReceivers) {
     const auto dir = std::filesystem::temp_directory_path() / "strata_test_receivers";

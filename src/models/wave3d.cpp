@@ -280,8 +280,12 @@ void place(Wave3dProblem& w, const ParamReader& r, std::ostream& out) {
     const std::string line = r.text("receiver_line");
     if (!line.empty()) {
         const auto v = numbers(line, 7, 7, "--receiver-line (expected x0,y0,z0,x1,y1,z1,count)");
+        // At most one per grid point: more could only repeat them, and would take memory for nothing.
+        const double points = double(p.nx) * p.ny * p.nz;
+        if (!(v[6] >= 1 && v[6] <= points && v[6] == std::floor(v[6])))
+            throw UsageError("the receiver count must be a whole number from 1 to the grid's " +
+                             std::to_string(std::int64_t(points)) + " points");
         const int count = int(v[6]);
-        if (count < 1 || double(count) != v[6]) throw UsageError("the receiver count must be a positive integer");
         for (int k = 0; k < count; ++k) {
             const double t = count == 1 ? 0 : double(k) / (count - 1);
             w.receivers.push_back(wave_grid_point(p, v[0] + t * (v[3] - v[0]), v[1] + t * (v[4] - v[1]),
@@ -301,15 +305,15 @@ std::unique_ptr<Wave3dProblem> wave_problem(const ParamReader& r, int nx, int ny
     if (!(safety > 0 && safety <= 1))
         throw UsageError("--safety must be in (0, 1]: it is the fraction of the CFL bound used as dt");
     if (dt < 0) throw UsageError("--dt must be positive");
-    const int sponge = r.given("sponge") ? int(r.integer("sponge")) : std::min(16, smallest / 8);
-    if (2 * sponge >= smallest - 2)
+    const std::int64_t sponge = r.given("sponge") ? r.integer("sponge") : std::min(16, smallest / 8);
+    if (2 * std::min<std::int64_t>(sponge, smallest) >= smallest - 2)
         throw UsageError("the grid (smallest side " + std::to_string(smallest) + ") is too small for a sponge of " +
                          std::to_string(sponge) + " cells on each face");
     const std::vector<double> range = r.reals("range");
     if (r.given("range") && (range.size() != 2 || !(range[0] < range[1])))
         throw UsageError("--range needs two values LO HI with LO < HI");
     std::vector<float> v = wave_velocity(r.text("velocity"), r.text("velocity_file"), nx, ny, nz);
-    const WaveParams p = wave_params(nx, ny, nz, extent, v, safety, dt, sponge);
+    const WaveParams p = wave_params(nx, ny, nz, extent, v, safety, dt, int(sponge));
     auto w = std::make_unique<Wave3dProblem>(p, std::move(v), steps);
     // The pictures' range: --range, or +-the peak of a unit source's direct wave 10 cells away,
     // 1 / (4 pi 10 h) (in 3D p = ricker(t - r / v) / (4 pi r), whatever v): the wavefield beyond
@@ -321,7 +325,10 @@ std::unique_ptr<Wave3dProblem> wave_problem(const ParamReader& r, int nx, int ny
 }
 
 int side(const ParamReader& r, const std::string& key, std::int64_t n) {
-    return int(r.given(key) ? r.integer(key) : n);
+    if (!r.given(key)) return int(n);
+    const std::int64_t s = r.integer(key);
+    if (s > 1 << 20) throw UsageError("--" + key + " " + std::to_string(s) + " is too large");
+    return int(s);
 }
 
 }  // namespace
