@@ -114,7 +114,16 @@ TEST(Interrupt, SigintKeepsACheckpointThatRestartsBitwise) {
     Process p(d, args);
     ASSERT_TRUE(p.started());
     ASSERT_TRUE(p.running());
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Signalled once a frame past step 0 is out (not after a fixed time: a sanitized build is
+    // several times slower), so the stop has snapshots to finish and a step to save.
+    const auto frame_written = [&] {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(d / "frames", ec))
+            if (e.path().extension() == ".vti" && e.path().stem() != "heat3d_000000") return true;
+        return false;
+    };
+    for (int i = 0; i < 3000 && !frame_written(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(frame_written());
     p.signal(SIGINT);
     EXPECT_EQ(p.exit_code(), 130);
     const std::string err = p.err();
@@ -162,7 +171,10 @@ TEST(Interrupt, SecondSignalExitsAtOnceAndLeavesTheCheckpointWhole) {
     Process p(d, args);
     ASSERT_TRUE(p.started());
     ASSERT_TRUE(p.running());
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Signalled once the first checkpoint is out (not after a fixed time: a sanitized build is
+    // several times slower), so there is a previous one to keep whole.
+    for (int i = 0; i < 3000 && !fs::exists(ck); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(fs::exists(ck));
     p.signal(SIGINT);
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     p.signal(SIGINT);
