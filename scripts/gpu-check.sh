@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, python, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -48,6 +48,13 @@ if want bench; then
   bench wave3d --precision fp32,fp64 --json "$json/wave.json"
   heat2d_rows
   bench apf -n 256 --precision fp32 --graphs both --depth 4,16 --json "$json/apf-256.json"
+fi
+if want python; then  # the Python bindings on the GPU: their tests, and what a call costs against the CLI
+  ctest --test-dir $build -R '^python' --output-on-failure > "$out/tests-python.txt" 2>&1 || true
+  grep -E "passed|failed|skipped|Error|assert" "$out/tests-python.txt" | head -40
+  echo "\$ python3 bench/python_overhead.py" | tee -a "$out/bench.txt"
+  PYTHONPATH=$build/python python3 bench/python_overhead.py $build/strata | tee -a "$out/bench.txt"
+  echo | tee -a "$out/bench.txt"
 fi
 if want heat2d; then  # heat2d's tests and rows alone
   ctest --test-dir $build -R "Heat2d" --output-on-failure > "$out/tests-heat2d.txt" 2>&1 || true

@@ -6,7 +6,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh -DSTRATA_WARNINGS_AS_ERRORS=ON
-ctest --test-dir "${STRATA_BUILD_DIR:-build}" -L cpu --output-on-failure -j "$(nproc)"
+build=${STRATA_BUILD_DIR:-build}
+ctest --test-dir "$build" -L cpu --output-on-failure -j "$(nproc)"
+
+# The installed library is usable from another project: install, then build and run examples/cpp
+# against the installed tree only.
+echo "== cmake --install, and examples/cpp built against the installed package"
+rm -rf "$build/install" "$build/consumer"
+cmake --install "$build" --prefix "$build/install" > /dev/null
+cmake -S examples/cpp -B "$build/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$PWD/$build/install" > /dev/null
+cmake --build "$build/consumer" > /dev/null
+(cd "$build/consumer" && ./heat_consumer omp)
 [[ ${STRATA_QUICK:-0} == 1 ]] && exit 0
 
 # The sanitized build is host code only (CUDA off) and without -Werror: g++ warns of

@@ -82,8 +82,28 @@ public:
     virtual KernelInfo kernel_info() const = 0;
     std::string kernel() const { return kernel_info().name; }
     virtual void synchronize() {}
+    // CUDA engines work on a stream of their own. For work of others on the same memory (a
+    // cudaStream_t; null: the legacy default stream, PyTorch's and CuPy's unless told otherwise):
+    // the engine's next work waits for what is queued on `stream` now...
+    virtual void wait_for(void* stream) { (void)stream; }
+    // ...and what is queued on `stream` later waits for the engine's work queued so far.
+    virtual void signal_to(void* stream) { (void)stream; }
     // Advances and returns the elapsed milliseconds (CUDA events on the GPU, a clock on the CPU).
     virtual double timed_advance_ms(std::int64_t steps);
+};
+
+// A field's values where the engine keeps them, for zero-copy views (the Python bindings' DLPack
+// capsules): the first interior cell, and the strides in elements of y and z (x is contiguous).
+// `device`: the CUDA device, or -1 for host memory. The view names the field's values at the
+// current step: the engine trades a field's buffers as it steps, so take a new view after
+// advance(). What is written through it before the next advance() is what that advance starts
+// from; it stays valid memory while the engine lives.
+template <class T>
+struct FieldView {
+    T* data = nullptr;
+    int device = -1;
+    Extent extent;
+    std::int64_t stride_y = 0, stride_z = 0;
 };
 
 template <class T>
@@ -100,6 +120,12 @@ public:
     // compute stream and a host copy on a copy stream. Blocks only while all snapshot buffers
     // are taken.
     virtual std::unique_ptr<FieldCopy<T>> snapshot(std::string_view name) = 0;
+    // Where the field's current values are (see FieldView).
+    virtual FieldView<T> view(std::string_view name) = 0;
+    // Replaces a field's interior from memory laid out as a FieldView's (x contiguous, strides in
+    // elements), host memory or, on a CUDA engine, device memory of its GPU; the ghost layer
+    // stays the model's. Returns once the copy is done: `src` may then be reused.
+    virtual void copy_in(std::string_view name, const T* src, std::int64_t stride_y, std::int64_t stride_z) = 0;
     // Every state field, every array, the step.
     State<T> state();
 };

@@ -23,7 +23,7 @@ double Observables::operator[](std::string_view name) const {
 int ModelInfo::field_index(std::string_view field) const {
     for (std::size_t f = 0; f < fields.size(); ++f)
         if (field == fields[f].name) return int(f);
-    throw Error("the " + name + " model has no field '" + std::string(field) + "'");
+    throw UsageError("the " + name + " model has no field '" + std::string(field) + "'");
 }
 
 std::string fields_text(const ModelInfo& model, int buffers, const Extent& e, Precision p) {

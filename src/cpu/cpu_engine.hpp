@@ -171,6 +171,17 @@ public:
         return std::make_unique<HostCopy<T>>(buffers_.current(buffers_.index(name)));
     }
 
+    FieldView<T> view(std::string_view name) override {
+        HostField<T>& u = buffers_.current(buffers_.index(name));
+        return {u.ptr() + extent_.index(0, 0, 0), -1, extent_, extent_.px(), extent_.px() * extent_.py()};
+    }
+    void copy_in(std::string_view name, const T* src, std::int64_t stride_y, std::int64_t stride_z) override {
+        const FieldView<T> v = view(name);
+        for (int k = 0; k < extent_.nz; ++k)
+            for (int j = 0; j < extent_.ny; ++j)
+                std::copy_n(src + k * stride_z + j * stride_y, extent_.nx, v.data + k * v.stride_z + j * v.stride_y);
+    }
+
 private:
     void step() {
         if constexpr (Model::mirror)

@@ -70,6 +70,12 @@ __global__ void point_features(T* u, const DevGrid g, const PointSource* sources
     if (threadIdx.x == 0) *step = n + 1;
 }
 
+inline int current_device() {
+    int d = 0;
+    STRATA_CUDA_CHECK(cudaGetDevice(&d));
+    return d;
+}
+
 // A field on the device: ghosts at 0, interior in the padded layout (grid.cuh).
 template <class T>
 class DeviceField {
@@ -167,6 +173,7 @@ public:
                              " steps per pass, and point sources and receivers act after every step");
         const cudaStream_t s = stream_.get();
         const Extent e = problem.extent();
+        extent_ = e;
         // Refused before anything is allocated: the fields and a snapshot's staging buffer on the
         // device, the snapshots' pinned buffers on the host.
         const std::int64_t field_bytes = e.padded_cells() * std::int64_t(sizeof(T)),
@@ -284,6 +291,28 @@ public:
         const std::vector<T> v = name == "traces" ? array(name) : interior_values(field(name));
         return {v.begin(), v.end()};
     }
+    FieldView<T> view(std::string_view name) override {
+        const DeviceField<T>& u = buffers_.current(buffers_.index(name));
+        return {u.origin(), device_, extent_, u.grid().pitch, u.grid().plane};
+    }
+    // One 2D copy per plane (rows of nx values), in stream order after the steps queued; any
+    // memory the driver can reach (cudaMemcpyDefault: host or device).
+    void copy_in(std::string_view name, const T* src, std::int64_t stride_y, std::int64_t stride_z) override {
+        const FieldView<T> v = view(name);
+        for (int k = 0; k < extent_.nz; ++k)
+            STRATA_CUDA_CHECK(cudaMemcpy2DAsync(v.data + k * v.stride_z, v.stride_y * sizeof(T), src + k * stride_z,
+                                                stride_y * sizeof(T), extent_.nx * sizeof(T), extent_.ny,
+                                                cudaMemcpyDefault, stream_.get()));
+        sync();
+    }
+    void wait_for(void* stream) override {
+        STRATA_CUDA_CHECK(cudaEventRecord(order_.get(), static_cast<cudaStream_t>(stream)));
+        STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), order_.get(), 0));
+    }
+    void signal_to(void* stream) override {
+        STRATA_CUDA_CHECK(cudaEventRecord(order_.get(), stream_.get()));
+        STRATA_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), order_.get(), 0));
+    }
     // The field's latest state, copied out behind the steps already queued (snapshot.cuh).
     std::unique_ptr<FieldCopy<T>> snapshot(std::string_view name) override {
         const DeviceField<T>& u = buffers_.current(buffers_.index(name));
@@ -378,6 +407,9 @@ private:
     PointFeatures points_;
     Stream stream_;
     Event start_, stop_;
+    Event order_{cudaEventDisableTiming};  // wait_for / signal_to
+    Extent extent_;
+    int device_ = current_device();
     FieldBuffers<DeviceField<T>, N> buffers_;
     GraphExec graph_;
     Reducer<P::Observer::count> reducer_;

@@ -1,0 +1,188 @@
+"""The Python bindings on the CPU backends: the same results as the CLI, bitwise; NumPy round
+trips; zero-copy host views and their lifetime; errors as exceptions with the CLI's messages."""
+import gc
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import strata
+
+# Each model small, with the options that reach every part of it (wave3d: a source and receivers).
+CASES = {
+    "apf": (dict(n=40, iterations=30), ["-n", 40, "-i", 30]),
+    "heat2d": (dict(n=33, steps=20), ["-n", 33, "--steps", 20]),
+    "heat3d": (dict(n=17, steps=12, stencil="27pt"), ["-n", 17, "--steps", 12, "--stencil", "27pt"]),
+    "wave3d": (dict(n=20, steps=15, receiver_line="0.1,0.5,0.5,0.9,0.5,0.5,4"),
+               ["-n", 20, "--steps", 15, "--receiver-line", "0.1,0.5,0.5,0.9,0.5,0.5,4"]),
+}
+CLASSES = {"apf": strata.Apf, "heat2d": strata.Heat2D, "heat3d": strata.Heat3D, "wave3d": strata.Wave3D}
+
+
+@pytest.mark.parametrize("backend", ["cpu", "omp"])
+@pytest.mark.parametrize("model", sorted(CASES))
+def test_advance_equals_the_cli_bitwise(model, backend, cli, tmp_path):
+    params, flags = CASES[model]
+    sim = CLASSES[model](backend=backend, **params)
+    sim.advance(sim.steps)
+    sim.checkpoint(tmp_path / "py.ck")
+    cli("run", model, *flags, "--backend", backend, "--checkpoint", tmp_path / "cli.ck")
+    assert (tmp_path / "py.ck").read_bytes() == (tmp_path / "cli.ck").read_bytes()
+
+
+@pytest.mark.parametrize("model", sorted(CASES))
+def test_run_returns_the_cli_json_report(model, cli, tmp_path):
+    params, flags = CASES[model]
+    report = strata.run(model, backend="omp", out=str(tmp_path / "py"), **params)
+    cli("run", model, *flags, "--backend", "omp", "--out", tmp_path / "cli", "--json", tmp_path / "cli.json")
+    expected = json.loads((tmp_path / "cli.json").read_text())
+    timing = {"wall_s", "ms_per_step", "gcells_per_s", "gflops", "effective_gbs", "snapshot_wait_s",
+              "snapshots", "percent_of_copy"}
+    assert set(report) == set(expected)
+    for key in set(report) - timing:
+        if key == "files":  # where they went: --out differs
+            assert [os.path.basename(f) for f in report[key]] == [os.path.basename(f) for f in expected[key]]
+        else:
+            assert report[key] == expected[key], key
+
+
+def test_observables_are_the_reports(tmp_path):
+    sim = strata.Apf(n=40, iterations=30)
+    sim.advance(30)
+    report = strata.run("apf", n=40, iterations=30)
+    o = sim.observables()
+    assert o["max_norm"] == report["max_norm"] and o["l2norm"] == report["l2norm"]
+
+
+@pytest.mark.parametrize("precision,dtype", [("fp32", np.float32), ("fp64", np.float64)])
+def test_numpy_round_trip(precision, dtype):
+    sim = strata.Heat3D(n=9, precision=precision)
+    rng = np.random.default_rng(7)
+    values = rng.random(sim.shape).astype(dtype)
+    sim.set_field(values)
+    got = sim.field()
+    assert got.dtype == dtype and got.shape == (9, 9, 9)
+    assert np.array_equal(got, values)
+    sim.set_field(values.astype(np.float64).tolist())  # anything NumPy converts
+    assert np.array_equal(sim.field(), values)
+
+
+def test_set_field_is_what_the_next_step_starts_from(cli, tmp_path):
+    a = strata.Heat2D(n=21)
+    a.advance(5)
+    b = strata.Heat2D(n=21)
+    b.set_field(a.field())
+    # heat2d's state is its one field: b continues exactly as a does.
+    a.advance(3)
+    b.advance(3)
+    assert np.array_equal(a.field(), b.field())
+
+
+def test_host_view_is_zero_copy_and_outlives_the_simulation():
+    sim = strata.Heat2D(n=16)
+    sim.advance(2)
+    view = sim.device_field()
+    assert view.__dlpack_device__() == (1, 0) and view.step == 2 and view.shape == (16, 16)
+    a = np.from_dlpack(view)
+    assert np.array_equal(a, sim.field())
+    b = np.from_dlpack(sim.device_field())
+    assert a.__array_interface__["data"][0] == b.__array_interface__["data"][0] == view.ptr
+    expected = a.copy()
+    del sim, b
+    gc.collect()
+    assert np.array_equal(a, expected)  # the view keeps the engine, and its memory, alive
+
+
+def test_restart_from_a_python_checkpoint_is_bitwise(tmp_path):
+    straight = strata.Wave3D(n=18, steps=20)
+    straight.advance(20)
+    first = strata.Wave3D(n=18, steps=20)
+    first.advance(8)
+    first.checkpoint(tmp_path / "at8.ck")
+    resumed = strata.Wave3D(n=18, steps=20, restart=str(tmp_path / "at8.ck"))
+    assert resumed.step == 8
+    resumed.advance(12)
+    assert np.array_equal(resumed.field(), straight.field())
+
+
+def test_traces_are_steps_by_receivers():
+    sim = strata.Wave3D(n=20, steps=10, receiver_line="0.1,0.5,0.5,0.9,0.5,0.5,4")
+    sim.advance(10)
+    assert sim.traces().shape == (10, 4)
+
+
+def test_snapshots_are_the_clis_files(tmp_path):
+    sim = strata.Apf(n=40)
+    first = sim.snapshot(tmp_path)
+    sim.advance(10)
+    second = sim.snapshot(tmp_path)
+    names = [os.path.basename(f) for f in first + second]
+    assert names == ["apf_000000.vti", "apf_000000.png", "apf.pvd", "apf_000010.vti", "apf_000010.png", "apf.pvd"]
+    pvd = (tmp_path / "apf.pvd").read_text()
+    assert "apf_000000.vti" in pvd and "apf_000010.vti" in pvd
+    with pytest.raises(ValueError, match="one directory holds one series"):
+        sim.snapshot(tmp_path, format="vti")
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: strata.Heat3D(n=-3), "-n must be at least"),
+    (lambda: strata.Heat3D(nn=3), "no parameter 'nn'"),
+    (lambda: strata.Heat3D(stencil="9pt"), "9pt"),
+    (lambda: strata.Heat3D(precision="fp16"), "fp16"),
+    (lambda: strata.Heat3D(backend="tpu"), "tpu"),
+    (lambda: strata.Heat3D(n={"a": 1}), "dict"),
+    (lambda: strata.Simulation("nosuchmodel"), "nosuchmodel"),
+    (lambda: strata.Heat3D(n=9).set_field(np.zeros((3, 3))), r"shape \(9, 9, 9\)"),
+    (lambda: strata.Heat3D(n=9).set_field(np.zeros((9, 9, 9)), name="w"), "no field 'w'"),
+    (lambda: strata.Heat3D(n=9).advance(-1), "negative"),
+    (lambda: strata.Heat3D(n=9).field("w"), "no field 'w'"),
+    (lambda: strata.Heat3D(n=9).snapshot("x", format="gif"), "gif"),
+    (lambda: strata.run("heat3d", n=9, every=-1), "--every"),
+    (lambda: strata.Heat3D(n=9, restart="/nonexistent.ck"), "nonexistent"),
+])
+def test_bad_input_is_a_value_error_with_the_cli_message(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_failures_are_runtime_errors(tmp_path):
+    if strata.cuda_devices() == 0:
+        with pytest.raises(RuntimeError, match="needs a GPU"):
+            strata.Heat3D(n=9, backend="cuda")
+    sim = strata.Heat3D(n=9)
+    with pytest.raises(RuntimeError):
+        sim.checkpoint(tmp_path / "no" / "such" / "dir" / "x.ck")
+
+
+def test_ctrl_c_interrupts_a_long_advance(tmp_path):
+    script = textwrap.dedent("""
+        import sys, strata
+        sim = strata.Heat3D(n=48, backend="omp")
+        print("ready", flush=True)
+        try:
+            sim.advance(10**9)
+        except KeyboardInterrupt:
+            print("interrupted at", sim.step, flush=True)
+            sys.exit(3)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=os.environ)
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    assert p.returncode == 3, out
+    assert time.monotonic() - t0 < 5
+    assert int(out.split()[-1]) > 0
+
+
+def test_help_teaches():
+    doc = strata.Heat3D.__doc__
+    assert "stencil" in doc and "7pt, 19pt or 27pt" in doc and "backend" in doc
+    assert strata.Simulation.advance.__doc__ and strata.run.__doc__ and strata.FieldView.__doc__

@@ -1,0 +1,142 @@
+#include "strata/simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+#include <sstream>
+
+#include "run_io.hpp"
+#include "strata/core/error.hpp"
+
+namespace strata {
+
+// One writer series per directory, as a run has one: its .pvd lists every frame written there.
+struct Simulation::Writers {
+    struct Series {
+        IoOptions io;
+        std::unique_ptr<app::Snapshots> snapshots;
+        std::size_t files = 0;  // written so far
+    };
+    std::map<std::string, Series> by_dir;
+};
+
+namespace {
+
+template <class T>
+std::unique_ptr<Engine> make(const Problem& problem, const SimulationOptions& o) {
+    std::optional<State<T>> init;
+    if (!o.restart.empty()) {
+        IoOptions io;
+        io.restart_path = o.restart;
+        const std::optional<io::Checkpoint> c = app::open_restart(io, problem, precision_of<T>());
+        init = app::checkpoint_state<T>(*c, problem.model(), o.restart);
+    }
+    return make_engine<T>(problem, o.backend, o.engine, init ? &*init : nullptr);
+}
+
+}  // namespace
+
+Simulation::Simulation(const SimulationOptions& o, std::ostream* warnings)
+    : backend_(o.backend), writers_(std::make_unique<Writers>()) {
+    const ModelInfo& model = find_model(o.model);
+    std::ostringstream ignored;
+    problem_ = model.problem(o.params, warnings ? *warnings : ignored);
+    engine_ = o.precision.value_or(model.precision) == Precision::fp32 ? make<float>(*problem_, o)
+                                                                       : make<double>(*problem_, o);
+}
+
+Simulation::~Simulation() {
+    try {
+        flush();
+    } catch (...) {  // documented: flush() first to see them
+    }
+}
+
+template <class T>
+TypedEngine<T>& Simulation::engine_as() {
+    if (precision() != precision_of<T>())
+        throw Error("the simulation is " + std::string(to_string(precision())) + ", not " +
+                    std::string(to_string(precision_of<T>())));
+    return static_cast<TypedEngine<T>&>(*engine_);
+}
+template TypedEngine<float>& Simulation::engine_as<float>();
+template TypedEngine<double>& Simulation::engine_as<double>();
+
+bool Simulation::advance(std::int64_t steps, const std::function<bool()>& stop) {
+    if (steps < 0) throw UsageError("cannot advance a negative number of steps (" + std::to_string(steps) + ")");
+    // Pieces of whole passes: a captured graph's worth at first, then a quarter of a second at the
+    // rate measured. Each piece but the last is waited for, so that a stop lands within one; a
+    // wait every quarter second costs the GPU a launch gap (microseconds) per 0.25 s.
+    const std::int64_t pass = engine_->kernel_info().depth;
+    std::int64_t piece = seconds_per_step_ > 0 ? std::int64_t(0.25 / seconds_per_step_) : kGraphPasses * pass;
+    piece = std::max<std::int64_t>(1, piece / pass) * pass;
+    std::int64_t done = 0;
+    while (done < steps) {
+        const std::int64_t n = std::min(piece, steps - done);
+        const auto t0 = std::chrono::steady_clock::now();
+        engine_->advance(n);
+        done += n;
+        if (done == steps) break;
+        engine_->synchronize();
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s > 0) {
+            seconds_per_step_ = s / double(n);
+            piece = std::max<std::int64_t>(1, std::int64_t(0.25 / seconds_per_step_) / pass) * pass;
+        }
+        if (stop && stop()) return false;
+    }
+    return true;
+}
+
+std::vector<std::string> Simulation::snapshot(const std::string& dir, const std::string& format,
+                                              const std::string& compression, const std::string& field) {
+    if (dir.empty()) throw UsageError("snapshot: give a directory for the frames");
+    Writers::Series& series = writers_->by_dir[dir];
+    if (!series.snapshots) {
+        series.io.out_dir = dir;
+        series.io.snapshot_format = format;
+        series.io.vti_compression = compression;
+        validate(series.io);
+        series.snapshots = std::make_unique<app::Snapshots>(series.io, 1, model().name);
+    } else if (series.io.snapshot_format != format || series.io.vti_compression != compression) {
+        throw UsageError("snapshot: frames in '" + dir + "' are " + series.io.snapshot_format + " (" +
+                         series.io.vti_compression + "); one directory holds one series");
+    }
+    SnapshotSpec spec = problem_->snapshot_spec();
+    if (!field.empty() && field != spec.field) {
+        const FieldDecl& decl = model().fields.at(std::size_t(model().field_index(field)));
+        spec.field = field;
+        spec.lo = decl.lo;
+        spec.hi = decl.hi;
+    }
+    const io::FrameSpec frame{"", spec.grid, model().dims, spec.lo, spec.hi};
+    if (precision() == Precision::fp32)
+        series.snapshots->submit(step(), time(), frame, [&] { return engine_as<float>().snapshot(spec.field); });
+    else
+        series.snapshots->submit(step(), time(), frame, [&] { return engine_as<double>().snapshot(spec.field); });
+    std::ostringstream quiet;  // finish()'s line is for a run's report
+    // Every frame's files so far, then the .pvd when a .vti frame was written (it is rewritten
+    // with each frame, so it is part of every frame's files).
+    std::vector<std::string> files = series.snapshots->finish(quiet);
+    const bool pvd = !files.empty() && files.back().ends_with(".pvd");
+    const std::size_t frames_end = files.size() - (pvd ? 1 : 0);
+    std::vector<std::string> fresh(files.begin() + std::ptrdiff_t(std::min(series.files, frames_end)),
+                                   files.begin() + std::ptrdiff_t(frames_end));
+    if (pvd) fresh.push_back(files.back());
+    series.files = frames_end;
+    return fresh;
+}
+
+void Simulation::flush() {
+    std::ostringstream quiet;
+    for (auto& [dir, series] : writers_->by_dir)
+        if (series.snapshots) series.snapshots->finish(quiet);
+}
+
+void Simulation::checkpoint(const std::string& path) {
+    if (path.empty()) throw UsageError("checkpoint: give a file name");
+    if (precision() == Precision::fp32) app::write_state(path, *problem_, engine_as<float>());
+    else app::write_state(path, *problem_, engine_as<double>());
+}
+
+}  // namespace strata
