@@ -10,11 +10,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#if __has_include(<dlpack/dlpack.h>)
-#include <dlpack/dlpack.h>  // Debian's libdlpack-dev
-#else
-#include <ATen/dlpack.h>  // the copy PyTorch ships (the device's Python has no libdlpack-dev)
-#endif
+#include <dlpack/dlpack.h>  // Debian's libdlpack-dev, or PyTorch's copy (python/CMakeLists.txt)
 
 #include <csignal>
 #include <sstream>
@@ -46,7 +42,7 @@ Params to_params(const py::dict& d) {
             if (texts) p.set(key, v.cast<std::vector<std::string>>());
             else p.set(key, v.cast<std::vector<double>>());
         } else {
-            throw UsageError("option '" + key + "': a " + std::string(py::str(v.get_type().attr("__name__"))) +
+            throw UsageError("option '" + key + "': a " + std::string(py::str(py::type::of(v).attr("__name__"))) +
                              " is not a value it takes");
         }
     }
