@@ -437,7 +437,7 @@ simulation alive.)")
         .def("backend", [](PySimulation& s) { return std::string(to_string(s.sim().backend())); })
         .def("shape", [](PySimulation& s) {
             const Extent e = s.sim().problem().extent();
-            return e.dims == 3 ? py::make_tuple(e.nz, e.ny, e.nx) : py::make_tuple(e.ny, e.nx);
+            return e.dims == 3 ? py::tuple(py::make_tuple(e.nz, e.ny, e.nx)) : py::tuple(py::make_tuple(e.ny, e.nx));
         })
         .def("kernel_info", [](PySimulation& s) {
             const KernelInfo k = s.sim().engine().kernel_info();
