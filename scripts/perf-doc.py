@@ -149,6 +149,13 @@ def main():
                          r"vti raw through the writers to disk: ([\d.]+)%", "".join(io), re.S):
         lines.append(f"| snapshot writers, raw .vti, synced to the disk (`strata-io`) | ≥ 80% of the disk's O_DIRECT "
                      f"rate | {m.group(3)}% ({m.group(2)} of {m.group(1)} GB/s) |")
+    py = [text for _, text in runs if "Python ms/step" in text][-1:]
+    for m in re.finditer(r"^(\w+ n=\d+ fp\d\d x\d+) +(\w+) +([\d.]+) +([\d.]+) +([+-][\d.]+)%$", "".join(py), re.M):
+        lines.append(f"| Python `sim.advance(k)` vs the CLI, {m.group(1)} ({m.group(2)}) | within 1% | "
+                     f"{m.group(5)}% ({m.group(3)} → {m.group(4)} ms/step) |")
+    for m in re.finditer(r"per call ([\d.]+) us, of which overhead ([\d.-]+) us", "".join(py)):
+        lines.append(f"| Python `advance(1)` overhead per call, heat3d 256³ | ≤ 10 µs | {m.group(2)} µs "
+                     f"({m.group(1)} µs per call in all) |")
     if peer:
         lines += ["", "## Peers measured in the same runs", "",
                   "EBISU (ICS'23), 2D 5-point, built and run by `../shared/peers/ebisu-2d.sh` on the same GPU as the "
