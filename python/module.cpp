@@ -341,7 +341,7 @@ PYBIND11_MODULE(_strata, m) {
                 static const char* kinds[] = {"int", "float", "str", "list of str", "list of float", "bool"};
                 params.append(py::dict(py::arg("key") = s.key, py::arg("flag") = s.flag,
                                        py::arg("kind") = kinds[int(s.kind)], py::arg("default") = s.fallback,
-                                       py::arg("help") = s.help));
+                                       py::arg("help") = s.help, py::arg("run_only") = s.run_only));
             }
             d["params"] = params;
             d["kernels"] = kernel_names(Backend::cuda, mi->name);

@@ -28,6 +28,8 @@ struct ParamSpec {
     bool positive = false;      // integers and reals: must be > 0 (checked as the value is read)
     bool non_negative = false;  // must be >= 0
     int count = 1;              // reals: how many numbers
+    bool run_only = false;      // acted on by `strata run`'s hooks and report (apf's -s, -p, -d), so
+                                // refused by a Simulation that a program advances itself
 };
 
 // The values given for a model's options, by key. Anything not given reads as the option's

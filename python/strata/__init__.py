@@ -205,7 +205,7 @@ def _model_class(name, class_name):
         Simulation.__init__(self, name, **options)
 
     rows = "\n".join(f"    {p['key']:<14} {p['help']}" + (f" (default {p['default']})" if p["default"] else "")
-                     for p in info["params"])
+                     + (" [strata.run only]" if p["run_only"] else "") for p in info["params"])
     doc = (f"{info['summary']}\n\n{class_name}(**options): a Simulation of `{name}`; its options are "
            f"Simulation's (precision, backend, kernel, graphs, chunk, depth, restart) and these "
            f"(as `strata run {name}`'s flags):\n\n{rows}\n\n{info['help']}\n")

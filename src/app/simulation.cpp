@@ -39,6 +39,10 @@ std::unique_ptr<Engine> make(const Problem& problem, const SimulationOptions& o)
 Simulation::Simulation(const SimulationOptions& o, std::ostream* warnings)
     : backend_(o.backend), writers_(std::make_unique<Writers>()) {
     const ModelInfo& model = find_model(o.model);
+    for (const ParamSpec& p : model.params)
+        if (p.run_only && o.params.has(p.key))
+            throw UsageError(p.flag + " (" + p.key + ") acts in a scheduled run (`strata run`, strata.run()), not in a " +
+                             "simulation advanced step by step: read observables() or call snapshot() instead");
     std::ostringstream ignored;
     problem_ = model.problem(o.params, warnings ? *warnings : ignored);
     engine_ = o.precision.value_or(model.precision) == Precision::fp32 ? make<float>(*problem_, o)

@@ -66,6 +66,7 @@ ModelInfo ApfProblem::describe() {
         {"-k", "no_comm", ParamKind::flag, "", "Skip halo communication (timing experiments only)"},
         {"-d", "debug", ParamKind::flag, "", "Debug: print the final mesh (n <= 32)"},
     };
+    for (ParamSpec& p : m.params) p.run_only = p.key == "stats_every" || p.key == "plot_every" || p.key == "debug";
     return m;
 }
 
