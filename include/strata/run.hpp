@@ -43,6 +43,9 @@ struct RunOptions {
     int depth = 0;
     std::string json_path;
     IoOptions io;
+    // CUDA runs without --kernel, --chunk or --depth: the device's wisdom (tune.hpp), or the
+    // built-in defaults (--no-wisdom), or tuning first when the wisdom has no entry (--tune).
+    enum class Wisdom { use, ignore, tune } wisdom = Wisdom::use;
 };
 
 // Run, print the text report to `out`, return the same report as JSON (also written to

@@ -11,6 +11,7 @@
 
 #include "bench.hpp"
 #include "info.hpp"
+#include "tune_command.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/interrupt.hpp"
 #include "strata/core/memory.hpp"
@@ -81,7 +82,8 @@ struct ModelCommand {
     std::map<std::string, bool> flags;
     std::map<std::string, CLI::Option*> given;
     std::string precision, backend = "cpu";
-    bool no_graphs = false, quiet = false;
+    bool no_graphs = false, quiet = false, no_wisdom = false, tune_first = false;
+    bool exhaustive = false, no_save = false;  // `strata tune MODEL`
     RunOptions run;
 
     void add_params() {
@@ -134,6 +136,8 @@ struct ModelCommand {
         o.precision = parse_precision(precision);
         o.backend = parse_backend(backend);
         o.io.progress = terminal && !quiet;
+        if (no_wisdom && tune_first) throw UsageError("--no-wisdom and --tune contradict each other");
+        o.wisdom = no_wisdom ? RunOptions::Wisdom::ignore : tune_first ? RunOptions::Wisdom::tune : RunOptions::Wisdom::use;
         return o;
     }
 };
@@ -169,6 +173,9 @@ void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
 struct CommandLine {
     CLI::App app{"Strata: stencil simulations at the hardware's limit, on CPUs and NVIDIA GPUs.", "strata"};
     std::list<ModelCommand> commands;  // one `strata run MODEL` each, in registration order
+    std::list<ModelCommand> tunes;     // one `strata tune MODEL` each
+    CLI::App* wisdom_cmd = nullptr;
+    std::string wisdom_action, wisdom_argument;
     app::BenchOptions bench;
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
                 bench_graphs = "on";
@@ -215,7 +222,49 @@ CommandLine::CommandLine() {
         add_common(mc.cmd, mc.precision, mc.backend, mc.run.kernel, mc.run.json_path, mc.no_graphs, mc.run.chunk,
                    mc.run.depth);
         add_io(mc.cmd, mc.run.io, mc.quiet, m->out_help);
+        mc.cmd->add_flag("--no-wisdom", mc.no_wisdom,
+                         "CUDA: the built-in launch defaults, not the device's wisdom (`strata tune`)");
+        mc.cmd->add_flag("--tune", mc.tune_first,
+                         "CUDA: when the wisdom has no entry for this problem, tune first (seconds) and save it");
     }
+
+    auto* tune = app.add_subcommand("tune", "Measure every launch configuration of a problem on this GPU; keep the best");
+    tune->footer(
+        "The candidates: every CUDA strategy that fits the problem, with its rows or planes per block\n"
+        "(--chunk), steps per pass (--depth) and graph replay on or off. Successive halving: each\n"
+        "measured once, the best quarter three times, the best three as the benchmark does (median of\n"
+        "7 after a warm-up). The winner goes into this GPU's wisdom, which `strata run --backend cuda`\n"
+        "then starts from when no --kernel, --chunk or --depth is given (`strata wisdom show`).\n"
+        "Entries are per model, stencil, precision and size class: each side rounded to the nearest\n"
+        "half octave, so 500^3 and 512^3 share one.\n\n"
+        "Examples:\n"
+        "  strata tune heat3d -n 512 --precision fp32\n"
+        "  strata tune apf -n 8192 --precision fp32,fp64\n"
+        "  strata tune heat3d -n 512 --stencil 27pt --exhaustive --no-save   # every candidate, fully");
+    tune->require_subcommand(1);
+    for (const ModelInfo* m : models()) {
+        ModelCommand& mc = tunes.emplace_back();
+        mc.model = m;
+        mc.precision = std::string(to_string(m->precision));
+        mc.cmd = tune->add_subcommand(m->name, m->summary);
+        mc.add_params();
+        mc.cmd->add_option("--precision", mc.precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
+        mc.cmd->add_flag("--exhaustive", mc.exhaustive, "Measure every candidate fully (the tuner's reference)");
+        mc.cmd->add_flag("--no-save", mc.no_save, "Print the winner without storing it in the wisdom");
+        mc.cmd->add_flag("--quiet", mc.quiet, "No progress line");
+    }
+
+    wisdom_cmd = app.add_subcommand("wisdom", "Show, export, import or forget this GPU's tuned launch configurations");
+    wisdom_cmd->footer(
+        "The wisdom is a JSON file per GPU (name, SMs, memory, driver and runtime versions) in\n"
+        "$STRATA_WISDOM_DIR, else $XDG_CACHE_HOME/strata/wisdom, else ~/.cache/strata/wisdom.\n\n"
+        "Examples:\n"
+        "  strata wisdom show\n"
+        "  strata wisdom export h100.json       # to another machine with the same GPU\n"
+        "  strata wisdom import h100.json       # merged with what is there\n"
+        "  strata wisdom forget heat3d          # or every entry, without MODEL");
+    wisdom_cmd->add_option("action", wisdom_action, "show, export, import or forget")->required();
+    wisdom_cmd->add_option("argument", wisdom_argument, "FILE for export and import; MODEL for forget");
 
     bench_cmd = app.add_subcommand("bench", "Time every strategy of a model and print a roofline table");
     bench_cmd->footer(
@@ -299,6 +348,22 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             }
             const StopOnSignals stop_on_signals;  // Ctrl-C: stop between steps, keep the checkpoint
             strata::run(o, out);
+            return 0;
+        }
+        for (const ModelCommand& mc : c.tunes) {
+            if (!*mc.cmd) continue;
+            app::TuneOptions t;
+            t.model = mc.model->name;
+            t.params = mc.params();
+            for (const auto& p : split_list(mc.precision)) t.precisions.push_back(parse_precision(p));
+            t.exhaustive = mc.exhaustive;
+            t.save = !mc.no_save;
+            t.progress = out_is_terminal && !mc.quiet;
+            app::run_tune(t, out);
+            return 0;
+        }
+        if (*c.wisdom_cmd) {
+            app::run_wisdom_command(c.wisdom_action, c.wisdom_argument, out);
             return 0;
         }
         if (*c.bench_cmd) {

@@ -8,6 +8,7 @@
 
 #include "report.hpp"
 #include "run_io.hpp"
+#include "tune_command.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/interrupt.hpp"
 #include "strata/engine.hpp"
@@ -35,9 +36,10 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     const SnapshotSpec spec = problem.snapshot_spec();
     const Extent extent = problem.extent();
     app::Snapshots snapshots(io, snapshot_every, model.name);
-    const EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
-                           snapshots.buffers(extent.cells() * std::int64_t(sizeof(T))),
-                           snapshots.active() ? spec.field : std::string()};
+    EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
+                     snapshots.buffers(extent.cells() * std::int64_t(sizeof(T))),
+                     snapshots.active() ? spec.field : std::string()};
+    const std::string launch = app::choose_launch(o, problem, precision, eo, out);
     std::optional<State<T>> init;
     if (restart) init = app::checkpoint_state<T>(*restart, model, io.restart_path);
     const std::unique_ptr<TypedEngine<T>> engine = make_engine<T>(problem, o.backend, eo, init ? &*init : nullptr);
@@ -47,6 +49,7 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     r.line("%s: backend %s, kernel %s, precision %s",
            {{"", problem.title()}, {"backend", std::string(to_string(o.backend))}, {"kernel", engine->kernel()},
             {"precision", std::string(to_string(precision))}});
+    if (!launch.empty()) r.line("%s", {{"launch", launch}});
     problem.describe(r);
     if (restart) r.text("restarted from '" + io.restart_path + "' at " + model.step_noun + " " + std::to_string(first) + '\n');
     r.text("\n");

@@ -25,6 +25,8 @@ int device_count();  // 0 when there is no device or no driver
 // Throws UsageError (memory.hpp's refusal) when `bytes` exceed the current device's free memory.
 void require_device_memory(std::int64_t bytes, const std::string& what, const std::string& hint);
 void print_devices(std::ostream& out);
+// The current device for the tuner's wisdom: name, SMs, memory, driver and runtime versions.
+std::string device_identity();
 
 // `strata probe`: measured bandwidths of the current device, cached per device.
 struct ProbeResult {

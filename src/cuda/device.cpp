@@ -187,6 +187,18 @@ void print_devices(std::ostream& out) {
     }
 }
 
+std::string device_identity() {
+    require_device();
+    const cudaDeviceProp p = current_properties();
+    int driver = 0, runtime = 0;
+    STRATA_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    STRATA_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    char text[512];
+    std::snprintf(text, sizeof text, "%s, %d SMs, %.1f GiB, driver %d, runtime %d", p.name, p.multiProcessorCount,
+                  double(p.totalGlobalMem) / double(1 << 30), driver, runtime);
+    return text;
+}
+
 std::string probe_cache_path() {
     std::filesystem::path dir;
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {

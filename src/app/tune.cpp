@@ -1,0 +1,340 @@
+#include "strata/tune.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "strata/core/error.hpp"
+#ifdef STRATA_HAVE_CUDA
+#include "cuda/cuda_engines.hpp"
+#endif
+
+namespace strata {
+
+namespace {
+
+constexpr int kWisdomVersion = 1;
+
+std::string now_utc() {
+    const std::time_t now = std::time(nullptr);
+    char when[64];
+    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return when;
+}
+
+}  // namespace
+
+WisdomEntry wisdom_entry(const TuneResult& r) { return {r.best, r.best_ms, now_utc()}; }
+
+std::string LaunchConfig::text() const {
+    std::string t = kernel;
+    if (depth > 0) t += " depth " + std::to_string(depth);
+    if (chunk > 0) t += " chunk " + std::to_string(chunk);
+    return t + (graphs ? " graphs" : " no-graphs");
+}
+
+std::vector<LaunchConfig> search_space(const ModelInfo& model, const Extent& e) {
+    std::vector<LaunchConfig> out;
+    // Chunks that split the outer axis into c blocks: the divisions that change the blocks' count.
+    const int outer = model.dims == 3 ? e.nz : e.ny;
+    std::set<int> chunk_set;
+    for (int c : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128}) {
+        const int chunk = (outer + c - 1) / c;
+        if (chunk >= 4) chunk_set.insert(chunk);
+    }
+    const std::vector<std::string> chunked = kernel_names(Backend::cuda, model.name, true);
+    for (const std::string& k : kernel_names(Backend::cuda, model.name)) {
+        std::vector<int> chunks{0};
+        if (std::find(chunked.begin(), chunked.end(), k) != chunked.end()) chunks.insert(chunks.end(), chunk_set.begin(), chunk_set.end());
+        std::vector<int> depths{0};
+        if (kernel_takes_depth(Backend::cuda, model.name, k)) depths = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16};
+        for (int d : depths)
+            for (int c : chunks)
+                for (bool g : {true, false}) out.push_back({k, c, d, g});
+    }
+    return out;
+}
+
+namespace {
+
+using Progress = std::function<void(const Trial&, const TuneResult&)>;
+
+// Measures `configs` with `repeats` each in round `round`; returns the fitting ones, fastest first.
+std::vector<Trial> measure_round(const std::vector<LaunchConfig>& configs, int repeats, int round,
+                                 const Measure& measure, TuneResult& r, const Progress& progress) {
+    std::vector<Trial> round_trials;
+    for (const LaunchConfig& c : configs) {
+        const std::optional<double> ms = measure(c, repeats);
+        ++r.measurements;
+        if (!ms) continue;
+        const Trial t{c, *ms, round};
+        r.trials.push_back(t);
+        round_trials.push_back(t);
+        if (r.best.kernel.empty() || *ms < r.best_ms) r.best = c, r.best_ms = *ms;
+        if (progress) progress(t, r);
+    }
+    std::stable_sort(round_trials.begin(), round_trials.end(),
+                     [](const Trial& a, const Trial& b) { return a.ms_per_step < b.ms_per_step; });
+    return round_trials;
+}
+
+std::vector<LaunchConfig> configs_of(const std::vector<Trial>& trials, std::size_t n) {
+    std::vector<LaunchConfig> out;
+    for (std::size_t i = 0; i < std::min(n, trials.size()); ++i) out.push_back(trials[i].config);
+    return out;
+}
+
+TuneResult finish(TuneResult r, const std::vector<Trial>& last, std::chrono::steady_clock::time_point t0) {
+    if (last.empty()) throw UsageError("no launch configuration fits this problem");
+    // The winner is the last round's best: earlier rounds' single timings are noisier.
+    r.best = last.front().config;
+    r.best_ms = last.front().ms_per_step;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+}  // namespace
+
+TuneResult tune(const std::vector<LaunchConfig>& candidates, const Measure& measure, const Progress& progress) {
+    const auto t0 = std::chrono::steady_clock::now();
+    TuneResult r;
+    const std::vector<Trial> quick = measure_round(candidates, 1, 0, measure, r, progress);
+    const std::size_t keep = std::max<std::size_t>(3, (quick.size() + 3) / 4);
+    const std::vector<Trial> second = measure_round(configs_of(quick, keep), 3, 1, measure, r, progress);
+    const std::vector<Trial> last = measure_round(configs_of(second, 3), 7, 2, measure, r, progress);
+    return finish(std::move(r), last, t0);
+}
+
+TuneResult tune_exhaustive(const std::vector<LaunchConfig>& candidates, const Measure& measure,
+                           const Progress& progress) {
+    const auto t0 = std::chrono::steady_clock::now();
+    TuneResult r;
+    const std::vector<Trial> all = measure_round(candidates, 7, 2, measure, r, progress);
+    return finish(std::move(r), all, t0);
+}
+
+template <class T>
+Measure measure_on_device(const Problem& problem) {
+    return [&problem](const LaunchConfig& c, int repeats) -> std::optional<double> {
+        std::unique_ptr<TypedEngine<T>> e;
+        try {
+            e = make_engine<T>(problem, Backend::cuda, EngineOptions{c.kernel, c.graphs, c.chunk, c.depth});
+        } catch (const UsageError&) {
+            return std::nullopt;  // the kernel refuses this chunk or depth here
+        }
+        // The benchmark's method: a warm-up (module load, graph capture), then the median of
+        // `repeats` runs of one captured graph's worth of passes, timed with CUDA events.
+        const std::int64_t steps = std::int64_t(kGraphPasses) * e->kernel_info().depth;
+        e->advance(steps);
+        e->synchronize();
+        std::vector<double> ms;
+        for (int i = 0; i < repeats; ++i) ms.push_back(e->timed_advance_ms(steps) / double(steps));
+        std::sort(ms.begin(), ms.end());
+        return ms[ms.size() / 2];
+    };
+}
+template Measure measure_on_device<float>(const Problem&);
+template Measure measure_on_device<double>(const Problem&);
+
+std::string size_class(const Extent& e) {
+    auto side = [](int n) {
+        const double k = std::round(2 * std::log2(double(std::max(n, 1))));
+        return std::to_string(std::llround(std::exp2(k / 2)));
+    };
+    return e.dims == 3 ? side(e.nx) + "x" + side(e.ny) + "x" + side(e.nz) : side(e.nx) + "x" + side(e.ny);
+}
+
+std::string WisdomKey::text() const {
+    return model + (shape.empty() ? "" : " " + shape) + " " + std::string(to_string(precision)) + " " + size;
+}
+
+WisdomKey wisdom_key(const ModelInfo& model, const Params& params, const Extent& extent, Precision precision) {
+    WisdomKey k{model.name, "", precision, size_class(extent)};
+    // The options that choose the stencil (and with it the kernels' instances): heat3d's.
+    for (const ParamSpec& p : model.params)
+        if (p.key == "stencil") {
+            const Params::Value* v = params.find(p.key);
+            const std::string* given = v ? std::get_if<std::string>(v) : nullptr;
+            k.shape = "stencil=" + (given ? *given : p.fallback);
+        }
+    return k;
+}
+
+std::string cuda_device_identity() {
+#ifdef STRATA_HAVE_CUDA
+    return cuda_device_count() > 0 ? cuda::device_identity() : std::string();
+#else
+    return {};
+#endif
+}
+
+namespace {
+
+std::filesystem::path wisdom_dir() {
+    if (const char* d = std::getenv("STRATA_WISDOM_DIR"); d && *d) return d;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "strata" / "wisdom";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "strata" / "wisdom";
+    return std::filesystem::temp_directory_path() / "strata-wisdom";
+}
+
+std::string file_name(const std::string& identity) {
+    std::string f;
+    for (char c : identity) f += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return f + ".json";
+}
+
+nlohmann::json to_json(const WisdomEntry& e) {
+    return {{"kernel", e.config.kernel}, {"chunk", e.config.chunk},        {"depth", e.config.depth},
+            {"graphs", e.config.graphs}, {"ms_per_step", e.ms_per_step}, {"measured_at", e.measured_at}};
+}
+
+// Holds an exclusive lock on PATH.lock while alive: writers of one wisdom file take turns.
+class FileLock {
+public:
+    explicit FileLock(const std::string& path) : fd_(::open((path + ".lock").c_str(), O_CREAT | O_RDWR, 0644)) {
+        if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
+            throw Error("cannot lock '" + path + ".lock' to update the wisdom: " + std::strerror(errno));
+    }
+    ~FileLock() { ::close(fd_); }  // closing releases the lock
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+
+private:
+    int fd_;
+};
+
+// The entries of a wisdom file; when the whole file is ignored, `why` says why (a missing file
+// is no entries and no reason). Malformed entries are skipped with a warning on `log`.
+std::vector<std::pair<std::string, WisdomEntry>> read_entries(const std::string& path, const std::string& device,
+                                                               std::ostream& log, std::string& why) {
+    std::vector<std::pair<std::string, WisdomEntry>> out;
+    std::ifstream f(path);
+    if (!f) return out;
+    auto ignore = [&](const std::string& reason) {
+        why = "ignoring the wisdom in '" + path + "': " + reason;
+        return decltype(out){};
+    };
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(f);
+    } catch (const nlohmann::json::exception& e) {
+        return ignore(std::string("not valid JSON (") + e.what() + ")");
+    }
+    if (!j.is_object() || j.value("format", "") != "strata-wisdom") return ignore("not a Strata wisdom file");
+    if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != kWisdomVersion)
+        return ignore("written in another format version (this Strata reads " + std::to_string(kWisdomVersion) + ")");
+    if (!device.empty() && j.value("device", "") != device)
+        return ignore("measured on another device ('" + j.value("device", "") + "')");
+    if (!j.contains("entries") || !j["entries"].is_object()) return ignore("it has no entries");
+    for (const auto& [key, v] : j["entries"].items()) {
+        try {
+            WisdomEntry e;
+            e.config.kernel = v.at("kernel").get<std::string>();
+            e.config.chunk = v.at("chunk").get<int>();
+            e.config.depth = v.at("depth").get<int>();
+            e.config.graphs = v.at("graphs").get<bool>();
+            e.ms_per_step = v.at("ms_per_step").get<double>();
+            e.measured_at = v.value("measured_at", "");
+            if (e.config.chunk < 0 || e.config.depth < 0 || !(e.ms_per_step > 0)) throw std::out_of_range("values");
+            out.emplace_back(key, e);
+        } catch (const std::exception&) {
+            log << "strata: warning: ignoring the malformed wisdom entry '" << key << "' in '" << path << "'\n";
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Wisdom Wisdom::for_device(std::ostream& log) {
+    const std::string id = cuda_device_identity();
+    if (id.empty()) throw Error("wisdom is kept per GPU, and this machine has none");
+    return Wisdom((wisdom_dir() / file_name(id)).string(), id, log);
+}
+
+Wisdom::Wisdom(std::string path, std::string device, std::ostream& log)
+    : path_(std::move(path)), device_(std::move(device)), log_(&log) {
+    std::string why;
+    entries_ = read_entries(path_, device_, log, why);
+    if (!why.empty()) log << "strata: warning: " << why << " (it will be rewritten when wisdom is stored)\n";
+}
+
+std::optional<WisdomEntry> Wisdom::find(const WisdomKey& key, const std::vector<std::string>& valid_kernels) const {
+    const std::string k = key.text();
+    for (const auto& [name, e] : entries_) {
+        if (name != k) continue;
+        if (std::find(valid_kernels.begin(), valid_kernels.end(), e.config.kernel) == valid_kernels.end()) {
+            *log_ << "strata: warning: the wisdom for '" << k << "' names the kernel '" << e.config.kernel
+                  << "', which this build does not have: ignored\n";
+            return std::nullopt;
+        }
+        return e;
+    }
+    return std::nullopt;
+}
+
+void Wisdom::store(const std::vector<std::pair<std::string, WisdomEntry>>& add) {
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
+    const FileLock lock(path_);
+    // What is on disk now (another run may have written since this one read), then ours over it.
+    std::ostringstream quiet;  // said when this object read the file
+    std::string why;
+    std::map<std::string, WisdomEntry> merged;
+    for (const auto& [k, e] : read_entries(path_, device_, quiet, why)) merged[k] = e;
+    for (const auto& [k, e] : add) merged[k] = e;
+    nlohmann::json j{{"format", "strata-wisdom"}, {"version", kWisdomVersion}, {"device", device_},
+                     {"entries", nlohmann::json::object()}};
+    for (const auto& [k, e] : merged) j["entries"][k] = to_json(e);
+    io::AtomicFile f(path_);
+    f.write(j.dump(2) + "\n");
+    f.commit();
+    entries_.assign(merged.begin(), merged.end());
+}
+
+int Wisdom::forget(const std::string& prefix) {
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
+    const FileLock lock(path_);
+    std::ostringstream quiet;
+    std::string why;
+    std::vector<std::pair<std::string, WisdomEntry>> kept;
+    int removed = 0;
+    for (auto& [k, e] : read_entries(path_, device_, quiet, why)) {
+        if (k.rfind(prefix, 0) == 0 && (prefix.empty() || k.size() == prefix.size() || k[prefix.size()] == ' ')) ++removed;
+        else kept.emplace_back(k, e);
+    }
+    nlohmann::json j{{"format", "strata-wisdom"}, {"version", kWisdomVersion}, {"device", device_},
+                     {"entries", nlohmann::json::object()}};
+    for (const auto& [k, e] : kept) j["entries"][k] = to_json(e);
+    io::AtomicFile f(path_);
+    f.write(j.dump(2) + "\n");
+    f.commit();
+    entries_ = kept;
+    return removed;
+}
+
+int Wisdom::import(const std::string& file) {
+    if (!std::filesystem::exists(file)) throw UsageError("no wisdom file '" + file + "'");
+    std::string why;
+    const auto add = read_entries(file, device_, *log_, why);
+    if (!why.empty()) throw UsageError(why);
+    if (add.empty()) throw UsageError("'" + file + "' holds no wisdom entries");
+    store(add);
+    return int(add.size());
+}
+
+}  // namespace strata

@@ -1,0 +1,152 @@
+#include "tune_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "strata/core/error.hpp"
+#include "strata/tune.hpp"
+
+namespace strata::app {
+namespace {
+
+// One line per round on a terminal: measured/total, and the best so far.
+struct TuneProgress {
+    std::ostream& out;
+    bool enabled;
+    std::size_t total;
+    std::size_t seen = 0;
+    int round = 0;
+    void operator()(const Trial& t, const TuneResult& r) {
+        if (t.round != round) {
+            if (enabled) out << '\n';
+            round = t.round, seen = 0;
+        }
+        ++seen;
+        if (!enabled) return;
+        char line[256];
+        std::snprintf(line, sizeof line, "\r  round %d: %zu measured, best %s %.4f ms/step   ", t.round, seen,
+                      r.best.text().c_str(), r.best_ms);
+        out << line << std::flush;
+    }
+};
+
+template <class T>
+void tune_precision(const TuneOptions& o, const ModelInfo& model, std::ostream& out) {
+    std::ostringstream warnings;
+    const std::unique_ptr<Problem> problem = model.problem(o.params, warnings);
+    const Extent e = problem->extent();
+    const WisdomKey key = wisdom_key(model, o.params, e, precision_of<T>());
+    const std::vector<LaunchConfig> candidates = search_space(model, e);
+    out << "tuning " << key.text() << " (" << problem->label() << "): " << candidates.size() << " candidates, "
+        << (o.exhaustive ? "every one measured with 7 repeats" : "successive halving (1, 3, then 7 repeats)") << '\n';
+    TuneProgress progress{out, o.progress, candidates.size()};
+    const Measure measure = measure_on_device<T>(*problem);
+    const TuneResult r = o.exhaustive ? tune_exhaustive(candidates, measure, std::ref(progress))
+                                      : tune(candidates, measure, std::ref(progress));
+    if (o.progress) out << '\n';
+    // What was tried: the last round in full (the finalists), and how many fitted.
+    std::vector<Trial> last;
+    for (const Trial& t : r.trials)
+        if (t.round == 2) last.push_back(t);
+    std::stable_sort(last.begin(), last.end(), [](const Trial& a, const Trial& b) { return a.ms_per_step < b.ms_per_step; });
+    const double cells = double(e.cells());
+    out << "  " << r.trials.size() << " measurements of " << candidates.size() << " candidates ("
+        << r.measurements << " tried) in " << std::fixed;
+    out.precision(1);
+    out << r.seconds << " s; the " << (o.exhaustive ? "fastest" : "finalists") << ":\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(last.size(), o.exhaustive ? 5 : 3); ++i) {
+        char line[256];
+        std::snprintf(line, sizeof line, "    %-40s %9.4f ms/step %8.1f GCells/s\n", last[i].config.text().c_str(),
+                      last[i].ms_per_step, cells / (last[i].ms_per_step * 1e-3) * 1e-9);
+        out << line;
+    }
+    char best[256];
+    std::snprintf(best, sizeof best, "  best: %s, %.4f ms/step, %.1f GCells/s (tuning %.1f s)\n", r.best.text().c_str(),
+                  r.best_ms, cells / (r.best_ms * 1e-3) * 1e-9, r.seconds);
+    out << best;
+    if (o.save) {
+        Wisdom w = Wisdom::for_device(out);
+        w.store(key, wisdom_entry(r));
+        out << "  saved as '" << key.text() << "' in " << w.path() << '\n';
+    }
+}
+
+}  // namespace
+
+void run_tune(const TuneOptions& o, std::ostream& out) {
+    const ModelInfo& model = find_model(o.model);
+    if (o.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
+    if (cuda_device_count() == 0) throw Error("strata tune measures on the GPU, and this machine has none");
+    for (Precision p : o.precisions) {
+        if (p == Precision::fp32) tune_precision<float>(o, model, out);
+        else tune_precision<double>(o, model, out);
+    }
+}
+
+void run_wisdom_command(const std::string& action, const std::string& argument, std::ostream& out) {
+    if (action != "show" && action != "export" && action != "import" && action != "forget")
+        throw UsageError("wisdom: the actions are show, export FILE, import FILE and forget [MODEL] (got '" + action + "')");
+    if ((action == "export" || action == "import") && argument.empty())
+        throw UsageError("wisdom " + action + " needs a FILE");
+    Wisdom w = Wisdom::for_device(out);
+    if (action == "show") {
+        out << "wisdom for " << w.device() << "\n  in " << w.path() << '\n';
+        if (w.entries().empty()) out << "  (none yet: `strata tune MODEL ...` measures it)\n";
+        for (const auto& [k, e] : w.entries()) {
+            char line[512];
+            std::snprintf(line, sizeof line, "  %-40s %-34s %9.4f ms/step  %s\n", k.c_str(), e.config.text().c_str(),
+                          e.ms_per_step, e.measured_at.c_str());
+            out << line;
+        }
+    } else if (action == "export") {
+        if (!std::filesystem::exists(w.path())) throw UsageError("no wisdom to export yet: " + w.path() + " does not exist");
+        std::ifstream in(w.path(), std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        io::AtomicFile f(argument);
+        f.write(text.str());
+        f.commit();
+        out << "wrote " << w.entries().size() << " entries to " << argument << '\n';
+    } else if (action == "import") {
+        const int n = w.import(argument);
+        out << "imported " << n << " entries from " << argument << " into " << w.path() << '\n';
+    } else {
+        const int n = w.forget(argument);
+        out << "forgot " << n << (argument.empty() ? " entries" : " entries of " + argument) << " in " << w.path() << '\n';
+    }
+}
+
+std::string choose_launch(const RunOptions& o, const Problem& problem, Precision precision, EngineOptions& eo,
+                          std::ostream& out) {
+    if (o.backend != Backend::cuda || cuda_device_count() == 0) return {};  // the engine says why not
+    if (!o.kernel.empty() || o.chunk != 0 || o.depth != 0) return "launch: as given";
+    if (o.wisdom == RunOptions::Wisdom::ignore) return "launch: the built-in defaults (--no-wisdom)";
+    const ModelInfo& model = problem.model();
+    Wisdom w = Wisdom::for_device(out);
+    const WisdomKey key = wisdom_key(model, o.params, problem.extent(), precision);
+    std::optional<WisdomEntry> entry = w.find(key, kernel_names(Backend::cuda, model.name));
+    bool tuned = false;
+    if (!entry && o.wisdom == RunOptions::Wisdom::tune) {
+        const std::vector<LaunchConfig> candidates = search_space(model, problem.extent());
+        const TuneResult r = precision == Precision::fp32 ? tune(candidates, measure_on_device<float>(problem))
+                                                          : tune(candidates, measure_on_device<double>(problem));
+        entry = wisdom_entry(r);
+        w.store(key, *entry);
+        tuned = true;
+    }
+    if (!entry)
+        return "launch: the built-in defaults (no wisdom for '" + key.text() + "' in " + w.path() +
+               "; `strata tune` or --tune measures it)";
+    eo.kernel = entry->config.kernel;
+    eo.chunk = entry->config.chunk;
+    eo.depth = entry->config.depth;
+    eo.graphs = o.graphs && entry->config.graphs;  // --no-graphs still holds
+    return std::string(tuned ? "launch: tuned now, saved to the wisdom (" : "launch: from wisdom (") + w.path() +
+           "): " + entry->config.text();
+}
+
+}  // namespace strata::app
