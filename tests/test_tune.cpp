@@ -196,9 +196,9 @@ TEST(Tuner, FindsThePlantedOptimumWithinItsBudget) {
     };
     const TuneResult r = tune(candidates, fake);
     EXPECT_EQ(r.best, planted) << r.best.text();
-    // Budget: every candidate once, a quarter again, three at the end.
+    // Budget: every candidate once, an eighth again, three at the end.
     const int n = int(candidates.size());
-    EXPECT_LE(r.measurements, n + (n + 3) / 4 + 3);
+    EXPECT_LE(r.measurements, n + (n + 7) / 8 + 3);
     EXPECT_EQ(calls, r.measurements);
     const TuneResult all = tune_exhaustive(candidates, fake);
     EXPECT_EQ(all.best, planted);

@@ -5,9 +5,9 @@
 //  - The search space is every CUDA strategy that fits the problem with each one's knobs, all of
 //    them fields of EngineOptions (the launch-knobs hook): rows or planes per block (--chunk),
 //    steps per pass (--depth), graph replay. A kernel that gains a knob there gains tuning here.
-//  - The search is successive halving: every candidate measured briefly, the best quarter
-//    measured again with more repeats, the best three with the benchmark's full method (events
-//    after a warm-up, median of 7).
+//  - The search is successive halving: every candidate measured briefly (a quarter of a graph's
+//    worth of passes), the best eighth with the benchmark's method and 3 repeats, the best three
+//    with 7 (events after a warm-up, the median).
 //  - Wisdom: one JSON file per device (its name, SM count, memory and driver/runtime versions),
 //    entries keyed by model, stencil shape, precision and size class. Written under a lock,
 //    merged with what is on disk, through a temporary and a rename.
@@ -58,8 +58,8 @@ struct TuneResult {
     double seconds = 0;
 };
 
-// Successive halving over `candidates`: round 0 measures each once (1 repeat), round 1 the best
-// quarter (at least 3) with 3 repeats, round 2 the best 3 with 7. `progress` (may be null) hears
+// Successive halving over `candidates`: round 0 measures each once (1 repeat: Measure's quick
+// form), round 1 the best eighth (at least 3) with 3 repeats, round 2 the best 3 with 7. `progress` (may be null) hears
 // each trial and the best so far. UsageError when no candidate fits.
 TuneResult tune(const std::vector<LaunchConfig>& candidates, const Measure& measure,
                 const std::function<void(const Trial&, const TuneResult&)>& progress = {});

@@ -232,8 +232,8 @@ CommandLine::CommandLine() {
     tune->footer(
         "The candidates: every CUDA strategy that fits the problem, with its rows or planes per block\n"
         "(--chunk), steps per pass (--depth) and graph replay on or off. Successive halving: each\n"
-        "measured once, the best quarter three times, the best three as the benchmark does (median of\n"
-        "7 after a warm-up). The winner goes into this GPU's wisdom, which `strata run --backend cuda`\n"
+        "measured briefly, the best eighth three times, the best three as the benchmark does (median\n"
+        "of 7 after a warm-up). The winner goes into this GPU's wisdom, which `strata run --backend cuda`\n"
         "then starts from when no --kernel, --chunk or --depth is given (`strata wisdom show`).\n"
         "Entries are per model, stencil, precision and size class: each side rounded to the nearest\n"
         "half octave, so 500^3 and 512^3 share one.\n\n"
