@@ -330,6 +330,40 @@ TEST(HeatCached, BitwiseEqualToPlanes) {
         }
 }
 
+// The tuner's relaunch: one engine through a single-sweep kernel, the temporal one (whose state
+// fields need second buffers that the first did not allocate: apf's R), graphs on and off, and a
+// refused launch that must change nothing, against the CPU reference after every segment.
+template <class T, class P>
+void relaunch_matches_cpu(const P& problem, const State<T>& init, const char* field) {
+    auto cpu = make_engine<T>(problem, Backend::omp, {}, &init);
+    auto gpu = make_engine<T>(problem, Backend::cuda, EngineOptions{"planes", false}, &init);
+    const EngineOptions launches[] = {{"temporal", false, 0, 3}, {"planes", true}, {"temporal", true, 0, 2}, {"naive", false}};
+    int segment = 0;
+    for (const EngineOptions& o : launches) {
+        gpu->relaunch(o);
+        EXPECT_EQ(gpu->kernel(), o.kernel);
+        EXPECT_THROW(gpu->relaunch(EngineOptions{"naive", false, 8}), UsageError);  // naive has no chunks
+        EXPECT_EQ(gpu->kernel(), o.kernel);
+        const int steps = 7 + 64 * 2 * (segment++ % 2);  // past a graph's worth on the second and fourth
+        cpu->advance(steps);
+        gpu->advance(steps);
+        EXPECT_LE(max_relative_error(gpu->field(field), cpu->field(field)), 10 * tolerance<T>())
+            << o.kernel << " depth " << o.depth << (o.graphs ? " graphs" : "");
+    }
+    EXPECT_EQ(gpu->step(), cpu->step());
+}
+TEST(Cuda, RelaunchedEngineMatchesTheReference) {
+    REQUIRE_GPU();
+    const ApfParams ap = ApfParams::for_mesh(130, 70);
+    relaunch_matches_cpu<double>(ApfProblem(ap), test::random_apf_state<double>(ap, 5), "R");
+    relaunch_matches_cpu<double>(ApfProblem(ap), test::random_apf_state<double>(ap, 6), "E");
+    const HeatParams hp = HeatParams::make_box(37, 29, 23, HeatStencil::p7);
+    HostField<float> u(hp.extent());
+    test::fill_random(u, 7);
+    test::zero_ghosts(u);
+    relaunch_matches_cpu<float>(Heat3dProblem(hp), test::state_of("u", u), "u");
+}
+
 // --chunk on a kernel that has no strips or plane chunks is an error, not a silent no-op.
 TEST(Cuda, ChunkOnAKernelWithoutChunksIsAClearError) {
     REQUIRE_GPU();

@@ -90,6 +90,10 @@ public:
     virtual void signal_to(void* stream) { (void)stream; }
     // Advances and returns the elapsed milliseconds (CUDA events on the GPU, a clock on the CPU).
     virtual double timed_advance_ms(std::int64_t steps);
+    // Changes the strategy and its knobs (o's kernel, graphs, chunk, depth) between steps, the
+    // fields kept: how the tuner measures candidates without building an engine for each. CUDA
+    // only (the CPU engines have one loop each); a refused launch (UsageError) changes nothing.
+    virtual void relaunch(const EngineOptions& o);
 };
 
 // A field's values where the engine keeps them, for zero-copy views (the Python bindings' DLPack

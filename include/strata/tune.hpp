@@ -63,7 +63,7 @@ struct TuneResult {
 // each trial and the best so far. UsageError when no candidate fits.
 TuneResult tune(const std::vector<LaunchConfig>& candidates, const Measure& measure,
                 const std::function<void(const Trial&, const TuneResult&)>& progress = {});
-// Every candidate with 7 repeats: the reference the tuner is checked against.
+// Every candidate with 2 repeats, then the best three with 7: the reference the tuner is checked against.
 TuneResult tune_exhaustive(const std::vector<LaunchConfig>& candidates, const Measure& measure,
                            const std::function<void(const Trial&, const TuneResult&)>& progress = {});
 

@@ -42,7 +42,7 @@ void tune_precision(const TuneOptions& o, const ModelInfo& model, std::ostream& 
     const WisdomKey key = wisdom_key(model, o.params, e, precision_of<T>());
     const std::vector<LaunchConfig> candidates = search_space(model, e);
     out << "tuning " << key.text() << " (" << problem->label() << "): " << candidates.size() << " candidates, "
-        << (o.exhaustive ? "every one measured with 7 repeats" : "successive halving (a quick round, then 3 and 7 repeats)") << '\n';
+        << (o.exhaustive ? "every one measured with 2 repeats, the best 3 with 7" : "successive halving (a quick round, then 3 and 7 repeats)") << '\n';
     TuneProgress progress{out, o.progress, candidates.size()};
     const Measure measure = measure_on_device<T>(*problem);
     // The built-in defaults (the kernel picked by the problem's size, its own chunk and depth),

@@ -56,6 +56,10 @@ void check_traces(const PointFeatures& pf, std::int64_t step, std::size_t values
                     std::to_string(values) + " values");
 }
 
+void Engine::relaunch(const EngineOptions&) {
+    throw UsageError("the " + kernel() + " engine's launch cannot change (only CUDA's has strategies to choose)");
+}
+
 double Engine::timed_advance_ms(std::int64_t steps) {
     synchronize();
     const auto t0 = std::chrono::steady_clock::now();

@@ -164,13 +164,7 @@ public:
           observer_(problem.observer()),
           points_(problem.points()),
           buffers_(P::fields) {
-        if (o.chunk < 0) throw UsageError("--chunk must be positive (got " + std::to_string(o.chunk) + ")");
-        if (o.chunk > 0 && !strategy_.chunked)
-            throw UsageError("--chunk sets the rows or planes per block of the streaming kernels; '" + strategy_.name +
-                             "' has none");
-        if (temporal() && has_points())
-            throw UsageError("the " + strategy_.name + " kernel advances " + std::to_string(depth_) +
-                             " steps per pass, and point sources and receivers act after every step");
+        check_launch(strategy_, depth_, o);
         const cudaStream_t s = stream_.get();
         const Extent e = problem.extent();
         extent_ = e;
@@ -187,11 +181,9 @@ public:
             require_host_memory(snapshot_buffers_ * frame_bytes,
                                 std::to_string(snapshot_buffers_) + " pinned snapshot buffers of " +
                                     format_bytes(double(frame_bytes)));
-        for (int f = 0; f < N; ++f) {
+        for (int f = 0; f < N; ++f)
             if (buffers_.has_current(f)) buffers_.cur[f] = DeviceField<T>(e, s);
-            if (buffers_.has_next(f, temporal())) buffers_.next[f] = DeviceField<T>(e, s);
-            if (buffers_.scratch(f, temporal())) buffers_.next[f].poison(s);
-        }
+        allocate_next();
         if (snapshots) {  // before the time loop: pinning gigabytes takes a while
             const int f = buffers_.index(o.snapshot_field);
             snapshots_[o.snapshot_field] = std::make_shared<SnapshotPool<T>>(buffers_.current(f).grid(), snapshot_buffers_);
@@ -230,6 +222,29 @@ public:
     }
 
     const ModelInfo& model() const override { return *info_; }
+    // The tuner's way through the candidates: the fields stay (no allocation, no initial state:
+    // those cost more than a quick measurement), the strategy and its knobs change between steps.
+    // A refused launch leaves the engine as it was.
+    void relaunch(const EngineOptions& o) override {
+        const Strategy<Model> s = find_strategy<Model>(
+            o.kernel, default_kernel(Model::dims, Model::radius, Model::stencil_points, extent_.cells()));
+        const int depth = pick_depth(s, o.depth);
+        check_launch(s, depth, o);
+        if (s.fused && !temporal()) {  // the state fields' second buffers, unless there already
+            int more = 0;
+            for (int f = 0; f < N; ++f) more += int(buffers_.has_next(f, true) && !buffers_.next[f]);
+            require_device_memory(more * extent_.padded_cells() * std::int64_t(sizeof(T)),
+                                  "the " + s.name + " kernel's second buffers of the state fields", memory_hint<T>());
+        }
+        sync();
+        graph_.reset();  // captured with the old kernel
+        strategy_ = s;
+        knobs_ = {o.chunk};
+        depth_ = depth;
+        use_graphs_ = o.graphs;
+        allocate_next();
+        sync();
+    }
     void advance(std::int64_t steps) override {
         run_steps(steps);
         step_ += steps;
@@ -379,6 +394,26 @@ private:
             buffers_.swap(false);
         }
         odd_ = !odd_;
+    }
+
+    void check_launch(const Strategy<Model>& s, int depth, const EngineOptions& o) const {
+        if (o.chunk < 0) throw UsageError("--chunk must be positive (got " + std::to_string(o.chunk) + ")");
+        if (o.chunk > 0 && !s.chunked)
+            throw UsageError("--chunk sets the rows or planes per block of the streaming kernels; '" + s.name +
+                             "' has none");
+        if (s.fused && has_points())
+            throw UsageError("the " + s.name + " kernel advances " + std::to_string(depth) +
+                             " steps per pass, and point sources and receivers act after every step");
+    }
+
+    // The second buffers the strategy needs and the fields do not have yet (a stencil field's
+    // scratch buffer is poisoned: a cell a kernel fails to write then shows).
+    void allocate_next() {
+        for (int f = 0; f < N; ++f)
+            if (buffers_.has_next(f, temporal()) && !buffers_.next[f]) {
+                buffers_.next[f] = DeviceField<T>(extent_, stream_.get());
+                if (buffers_.scratch(f, temporal())) buffers_.next[f].poison(stream_.get());
+            }
     }
 
     static int pick_depth(const Strategy<Model>& s, int asked) {
