@@ -204,6 +204,18 @@ TEST(Tuner, FindsThePlantedOptimumWithinItsBudget) {
     EXPECT_EQ(all.best, planted);
     EXPECT_EQ(all.measurements, n + 3);  // and its best three again, as the tuner's finalists
     EXPECT_THROW(tune(candidates, [](const LaunchConfig&, int) { return std::optional<double>(); }), UsageError);
+
+    // The built-in default runs in the final round: measured beside the finalists, and the
+    // winner when nothing beats it.
+    const LaunchConfig builtin{"async", 0, 0, true};
+    const TuneResult with = tune(candidates, fake, {}, builtin);
+    EXPECT_EQ(with.best, planted);
+    EXPECT_EQ(with.baseline, builtin);
+    EXPECT_NEAR(with.baseline_ms, truth[builtin.text()], 0.02 * truth[builtin.text()]);
+    truth[builtin.text()] = 0.5;  // now the default is the fastest of all
+    const TuneResult kept = tune(candidates, fake, {}, builtin);
+    EXPECT_EQ(kept.best, builtin);
+    EXPECT_EQ(kept.baseline_ms, kept.best_ms);
 }
 
 TEST(Tuner, TheSearchSpaceCoversEveryKernelAndItsKnobs) {

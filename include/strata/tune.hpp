@@ -5,9 +5,9 @@
 //  - The search space is every CUDA strategy that fits the problem with each one's knobs, all of
 //    them fields of EngineOptions (the launch-knobs hook): rows or planes per block (--chunk),
 //    steps per pass (--depth), graph replay. A kernel that gains a knob there gains tuning here.
-//  - The search is successive halving: every candidate measured briefly (a quarter of a graph's
-//    worth of passes), the best eighth with the benchmark's method and 3 repeats, the best three
-//    with 7 (events after a warm-up, the median).
+//  - The search is successive halving: every candidate measured briefly (about 20 ms, at most a
+//    quarter of a graph's worth of passes), the best eighth with the benchmark's method and 3
+//    repeats, the best three and the built-in default with 7 (events after a warm-up, the median).
 //  - Wisdom: one JSON file per device (its name, SM count, memory and driver/runtime versions),
 //    entries keyed by model, stencil shape, precision and size class. Written under a lock,
 //    merged with what is on disk, through a temporary and a rename.
@@ -53,23 +53,34 @@ struct Trial {
 struct TuneResult {
     LaunchConfig best;
     double best_ms = 0;
+    LaunchConfig baseline;   // the built-in default, when it was given...
+    double baseline_ms = 0;  // ...and measured in the final round (0 when not)
     std::vector<Trial> trials;  // every measurement, in order
     int measurements = 0;       // calls of Measure (repeats are within one)
     double seconds = 0;
 };
 
 // Successive halving over `candidates`: round 0 measures each once (1 repeat: Measure's quick
-// form), round 1 the best eighth (at least 3) with 3 repeats, round 2 the best 3 with 7. `progress` (may be null) hears
-// each trial and the best so far. UsageError when no candidate fits.
+// form), round 1 the best eighth (at least 3) with 3 repeats, round 2 the best 3 and `baseline`
+// (the built-in default, which then wins if nothing beats it) with 7. `progress` (may be null)
+// hears each trial and the best so far. UsageError when no candidate fits.
 TuneResult tune(const std::vector<LaunchConfig>& candidates, const Measure& measure,
-                const std::function<void(const Trial&, const TuneResult&)>& progress = {});
-// Every candidate with 2 repeats, then the best three with 7: the reference the tuner is checked against.
+                const std::function<void(const Trial&, const TuneResult&)>& progress = {},
+                const std::optional<LaunchConfig>& baseline = {});
+// Every candidate with 2 repeats, then the best three and `baseline` with 7: the reference the
+// tuner is checked against.
 TuneResult tune_exhaustive(const std::vector<LaunchConfig>& candidates, const Measure& measure,
-                           const std::function<void(const Trial&, const TuneResult&)>& progress = {});
+                           const std::function<void(const Trial&, const TuneResult&)>& progress = {},
+                           const std::optional<LaunchConfig>& baseline = {});
 
-// The real measurement: an engine of `problem` at precision T on the current GPU.
+// The real measurement: one engine of `problem` at precision T on the current GPU, relaunched
+// for each candidate; and the launch the engine picks by itself (its kernel, chunk 0, its depth).
+struct DeviceMeasure {
+    Measure measure;
+    LaunchConfig builtin;
+};
 template <class T>
-Measure measure_on_device(const Problem& problem);
+DeviceMeasure measure_on_device(const Problem& problem);
 
 // What a wisdom entry is keyed by. The size class rounds each side to the nearest half octave
 // (2^(k/2)), so 500^3 and 512^3 share an entry and 362 and 512 do not.

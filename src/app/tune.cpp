@@ -99,6 +99,20 @@ std::vector<LaunchConfig> configs_of(const std::vector<Trial>& trials, std::size
     return out;
 }
 
+// The final round: the finalists and the built-in default, one after the other, so that the
+// gain over the default is measured under the same conditions (a GPU warmed by the search clocks
+// a few percent lower than a cold one), and the default wins when nothing beats it.
+std::vector<Trial> final_round(std::vector<LaunchConfig> finalists, const std::optional<LaunchConfig>& baseline,
+                               const Measure& measure, TuneResult& r, const Progress& progress) {
+    if (baseline && std::find(finalists.begin(), finalists.end(), *baseline) == finalists.end())
+        finalists.push_back(*baseline);
+    std::vector<Trial> last = measure_round(finalists, 7, 2, measure, r, progress);
+    if (baseline)
+        for (const Trial& t : last)
+            if (t.config == *baseline) r.baseline = *baseline, r.baseline_ms = t.ms_per_step;
+    return last;
+}
+
 TuneResult finish(TuneResult r, const std::vector<Trial>& last, std::chrono::steady_clock::time_point t0) {
     if (last.empty()) throw UsageError("no launch configuration fits this problem");
     // The winner is the last round's best: earlier rounds' single timings are noisier.
@@ -110,59 +124,71 @@ TuneResult finish(TuneResult r, const std::vector<Trial>& last, std::chrono::ste
 
 }  // namespace
 
-TuneResult tune(const std::vector<LaunchConfig>& candidates, const Measure& measure, const Progress& progress) {
+TuneResult tune(const std::vector<LaunchConfig>& candidates, const Measure& measure, const Progress& progress,
+                const std::optional<LaunchConfig>& baseline) {
     const auto t0 = std::chrono::steady_clock::now();
     TuneResult r;
     const std::vector<Trial> quick = measure_round(candidates, 1, 0, measure, r, progress);
     const std::size_t keep = std::max<std::size_t>(3, (quick.size() + 7) / 8);
     const std::vector<Trial> second = measure_round(configs_of(quick, keep), 3, 1, measure, r, progress);
-    const std::vector<Trial> last = measure_round(configs_of(second, 3), 7, 2, measure, r, progress);
+    const std::vector<Trial> last = final_round(configs_of(second, 3), baseline, measure, r, progress);
     return finish(std::move(r), last, t0);
 }
 
 TuneResult tune_exhaustive(const std::vector<LaunchConfig>& candidates, const Measure& measure,
-                           const Progress& progress) {
+                           const Progress& progress, const std::optional<LaunchConfig>& baseline) {
     const auto t0 = std::chrono::steady_clock::now();
     TuneResult r;
     // Every candidate the benchmark's way (2 repeats after a graph's worth of warm-up), then the
     // best three with the tuner's final measurement, so that the two winners compare like for like.
     const std::vector<Trial> all = measure_round(candidates, 2, 1, measure, r, progress);
-    const std::vector<Trial> last = measure_round(configs_of(all, 3), 7, 2, measure, r, progress);
+    const std::vector<Trial> last = final_round(configs_of(all, 3), baseline, measure, r, progress);
     return finish(std::move(r), last, t0);
 }
 
 template <class T>
-Measure measure_on_device(const Problem& problem) {
+DeviceMeasure measure_on_device(const Problem& problem) {
     // One engine for every candidate, relaunched: building one (allocating gigabytes, filling the
     // initial state or a velocity model) costs more than a quick measurement, several times over.
     // The fields go on evolving from candidate to candidate; the kernels' speed does not depend
     // on the values (no data-dependent branches).
-    auto engine = std::make_shared<std::unique_ptr<TypedEngine<T>>>();
-    return [&problem, engine](const LaunchConfig& c, int repeats) -> std::optional<double> {
-        if (!*engine) *engine = make_engine<T>(problem, Backend::cuda, EngineOptions{}, nullptr);
-        TypedEngine<T>* e = engine->get();
+    std::shared_ptr<TypedEngine<T>> e = make_engine<T>(problem, Backend::cuda, EngineOptions{}, nullptr);
+    const KernelInfo builtin = e->kernel_info();
+    DeviceMeasure out;
+    out.builtin = LaunchConfig{builtin.name, 0,
+                               kernel_takes_depth(Backend::cuda, problem.model().name, builtin.name) ? builtin.depth : 0, true};
+    out.measure = [e](const LaunchConfig& c, int repeats) -> std::optional<double> {
         try {
             e->relaunch(EngineOptions{c.kernel, c.graphs, c.chunk, c.depth});
         } catch (const UsageError&) {
             return std::nullopt;  // the kernel refuses this chunk or depth here
         }
-        // The benchmark's method: a warm-up (module load, graph capture), then the median of
-        // `repeats` runs of one captured graph's worth of passes, timed with CUDA events. A
-        // single repeat is the quick round's: a quarter of that after a one-pass warm-up, in
-        // plain launches (graph replay starts at a graph's worth), to rank hundreds of candidates
-        // in seconds; the survivors are measured the full way.
         const std::int64_t pass = e->kernel_info().depth;
-        const std::int64_t steps = (repeats > 1 ? kGraphPasses : kGraphPasses / 4) * pass;
-        e->advance(repeats > 1 ? steps : pass);
-        e->synchronize();
+        if (repeats <= 1) {
+            // The quick round: a pass to warm up (the kernel's module loads at its first launch),
+            // a timed pass, then as many more as fit in about 20 ms, at most a quarter of a
+            // graph's worth, in plain launches. A slow candidate (a deep temporal pass of a box
+            // stencil takes tens of milliseconds) costs a few passes, not sixteen.
+            e->advance(pass);
+            const double first = e->timed_advance_ms(pass);
+            const std::int64_t more = std::clamp<std::int64_t>(std::int64_t(20.0 / std::max(first, 1e-3)), 0,
+                                                               kGraphPasses / 4 - 1);
+            const double rest = more > 0 ? e->timed_advance_ms(more * pass) : 0.0;
+            return (first + rest) / double((more + 1) * pass);
+        }
+        // The benchmark's method: a graph's worth of passes to warm up (graph capture), then the
+        // median of `repeats` timed runs of a graph's worth, CUDA events around each.
+        const std::int64_t steps = kGraphPasses * pass;
+        e->advance(steps);
         std::vector<double> ms;
         for (int i = 0; i < repeats; ++i) ms.push_back(e->timed_advance_ms(steps) / double(steps));
         std::sort(ms.begin(), ms.end());
         return ms[ms.size() / 2];
     };
+    return out;
 }
-template Measure measure_on_device<float>(const Problem&);
-template Measure measure_on_device<double>(const Problem&);
+template DeviceMeasure measure_on_device<float>(const Problem&);
+template DeviceMeasure measure_on_device<double>(const Problem&);
 
 std::string size_class(const Extent& e) {
     auto side = [](int n) {

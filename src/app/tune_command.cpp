@@ -44,17 +44,9 @@ void tune_precision(const TuneOptions& o, const ModelInfo& model, std::ostream& 
     out << "tuning " << key.text() << " (" << problem->label() << "): " << candidates.size() << " candidates, "
         << (o.exhaustive ? "every one measured with 2 repeats, the best 3 with 7" : "successive halving (a quick round, then 3 and 7 repeats)") << '\n';
     TuneProgress progress{out, o.progress, candidates.size()};
-    const Measure measure = measure_on_device<T>(*problem);
-    // The built-in defaults (the kernel picked by the problem's size, its own chunk and depth),
-    // measured as the finalists are: what tuning gains over them.
-    if (const std::optional<double> ms = measure(LaunchConfig{}, 7)) {
-        char line[256];
-        std::snprintf(line, sizeof line, "  built-in default: %.4f ms/step, %.1f GCells/s\n", *ms,
-                      double(e.cells()) / (*ms * 1e-3) * 1e-9);
-        out << line;
-    }
-    const TuneResult r = o.exhaustive ? tune_exhaustive(candidates, measure, std::ref(progress))
-                                      : tune(candidates, measure, std::ref(progress));
+    const DeviceMeasure device = measure_on_device<T>(*problem);
+    const TuneResult r = o.exhaustive ? tune_exhaustive(candidates, device.measure, std::ref(progress), device.builtin)
+                                      : tune(candidates, device.measure, std::ref(progress), device.builtin);
     if (o.progress) out << '\n';
     // What was tried: the last round in full (the finalists), and how many fitted.
     std::vector<Trial> last;
@@ -65,17 +57,23 @@ void tune_precision(const TuneOptions& o, const ModelInfo& model, std::ostream& 
     out << "  " << r.trials.size() << " measurements of " << candidates.size() << " candidates ("
         << r.measurements << " tried) in " << std::fixed;
     out.precision(1);
-    out << r.seconds << " s; the " << (o.exhaustive ? "fastest" : "finalists") << ":\n";
-    for (std::size_t i = 0; i < std::min<std::size_t>(last.size(), o.exhaustive ? 5 : 3); ++i) {
+    out << r.seconds << " s; the final round:\n";
+    for (const Trial& t : last) {
         char line[256];
-        std::snprintf(line, sizeof line, "    %-40s %9.4f ms/step %8.1f GCells/s\n", last[i].config.text().c_str(),
-                      last[i].ms_per_step, cells / (last[i].ms_per_step * 1e-3) * 1e-9);
+        std::snprintf(line, sizeof line, "    %-40s %9.4f ms/step %8.1f GCells/s%s\n", t.config.text().c_str(),
+                      t.ms_per_step, cells / (t.ms_per_step * 1e-3) * 1e-9,
+                      r.baseline_ms > 0 && t.config == r.baseline ? "  (the built-in default)" : "");
         out << line;
     }
     char best[256];
     std::snprintf(best, sizeof best, "  best: %s, %.4f ms/step, %.1f GCells/s (tuning %.1f s)\n", r.best.text().c_str(),
                   r.best_ms, cells / (r.best_ms * 1e-3) * 1e-9, r.seconds);
     out << best;
+    if (r.baseline_ms > 0) {
+        std::snprintf(best, sizeof best, "  built-in default: %s, %.4f ms/step: the best is %.1f%% faster\n",
+                      r.baseline.text().c_str(), r.baseline_ms, 100.0 * (r.baseline_ms / r.best_ms - 1.0));
+        out << best;
+    }
     if (o.save) {
         Wisdom w = Wisdom::for_device(out);
         w.store(key, wisdom_entry(r));
@@ -140,8 +138,10 @@ std::string choose_launch(const RunOptions& o, const Problem& problem, Precision
     bool tuned = false;
     if (!entry && o.wisdom == RunOptions::Wisdom::tune) {
         const std::vector<LaunchConfig> candidates = search_space(model, problem.extent());
-        const TuneResult r = precision == Precision::fp32 ? tune(candidates, measure_on_device<float>(problem))
-                                                          : tune(candidates, measure_on_device<double>(problem));
+        // The measuring engine is gone (its memory free) before the run builds its own.
+        auto tuned_on = [&](const DeviceMeasure& d) { return tune(candidates, d.measure, {}, d.builtin); };
+        const TuneResult r = precision == Precision::fp32 ? tuned_on(measure_on_device<float>(problem))
+                                                          : tuned_on(measure_on_device<double>(problem));
         entry = wisdom_entry(r);
         w.store(key, *entry);
         tuned = true;
