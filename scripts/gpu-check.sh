@@ -59,32 +59,35 @@ fi
 # The tuner's problems (the table): MODEL OPTIONS|PRECISION each.
 tune_problems=("apf -n 8192|fp32" "apf -n 8192|fp64" "heat3d -n 512 --stencil 7pt|fp32" "heat3d -n 512 --stencil 7pt|fp64"
                "heat3d -n 512 --stencil 27pt|fp32" "heat3d -n 512 --stencil 27pt|fp64" "wave3d -n 512|fp32")
-if want tune; then  # tuned against the built-in default, the tuning time; then a tuned run against the same launch by hand
+if want tune || want tune-exhaustive; then
+  # Each problem tuned (against the built-in default, the tuning time); with tune-exhaustive, then
+  # every candidate measured, the tuner's choice beside the best in the same final round.
+  # TUNE_ONLY=N,M: those problems alone. Then a tuned run against the same launch by hand.
   export STRATA_WISDOM_DIR=$out/wisdom
+  i=0
   for p in "${tune_problems[@]}"; do
+    i=$((i + 1))
+    [[ -n ${TUNE_ONLY:-} && ",$TUNE_ONLY," != *",$i,"* ]] && continue
     echo "\$ strata tune ${p%|*} --precision ${p#*|}" | tee -a "$out/bench.txt"
     $build/strata tune ${p%|*} --precision ${p#*|} --quiet | tee -a "$out/bench.txt"
+    echo | tee -a "$out/bench.txt"
+    want tune-exhaustive || continue
+    echo "\$ strata tune ${p%|*} --precision ${p#*|} --exhaustive --no-save" | tee -a "$out/bench.txt"
+    $build/strata tune ${p%|*} --precision ${p#*|} --exhaustive --no-save --quiet | tee -a "$out/bench.txt"
     echo | tee -a "$out/bench.txt"
   done
   # Bitwise: the run that takes its launch from the wisdom, and the same launch given by hand.
   args="heat3d -n 512 --stencil 7pt --precision fp32 --steps 200 --backend cuda"
   $build/strata run $args --checkpoint $out/wisdom.ck > $out/wisdom-run.txt
   launch=$(sed -n 's/^launch: from wisdom ([^)]*): //p' $out/wisdom-run.txt)
-  flags=$(echo "$launch" | sed -E 's/^([a-z0-9]+)/--kernel \1/; s/depth /--depth /; s/chunk /--chunk /; s/ graphs$//; s/ no-graphs$/ --no-graphs/')
-  $build/strata run $args $flags --checkpoint $out/by-hand.ck > /dev/null
-  cmp -s $out/wisdom.ck $out/by-hand.ck && same=bitwise-identical || same=DIFFERENT
-  echo "tuned run ($launch) against the same launch by hand ($flags): checkpoints $same" | tee -a "$out/bench.txt"
-  echo | tee -a "$out/bench.txt"
-fi
-if want tune-exhaustive; then  # every candidate measured fully: the reference (TUNE_ONLY=N,M: those problems alone)
-  i=0
-  for p in "${tune_problems[@]}"; do
-    i=$((i + 1))
-    [[ -n ${TUNE_ONLY:-} && ",$TUNE_ONLY," != *",$i,"* ]] && continue
-    echo "\$ strata tune ${p%|*} --precision ${p#*|} --exhaustive --no-save" | tee -a "$out/bench.txt"
-    $build/strata tune ${p%|*} --precision ${p#*|} --exhaustive --no-save --quiet | tee -a "$out/bench.txt"
+  if [[ -n $launch ]]; then
+    flags=$(echo "$launch" | sed -E 's/^([a-z0-9]+)/--kernel \1/; s/depth /--depth /; s/chunk /--chunk /; s/ graphs$//; s/ no-graphs$/ --no-graphs/')
+    $build/strata run $args $flags --checkpoint $out/by-hand.ck > /dev/null
+    cmp -s $out/wisdom.ck $out/by-hand.ck && same=bitwise-identical || same=DIFFERENT
+    echo "tuned run ($launch) against the same launch by hand ($flags): checkpoints $same" | tee -a "$out/bench.txt"
     echo | tee -a "$out/bench.txt"
-  done
+  fi
+  rm -f $out/*.ck
 fi
 if want heat2d; then  # heat2d's tests and rows alone
   ctest --test-dir $build -R "Heat2d" --output-on-failure > "$out/tests-heat2d.txt" 2>&1 || true

@@ -7,7 +7,8 @@
 //    steps per pass (--depth), graph replay. A kernel that gains a knob there gains tuning here.
 //  - The search is successive halving: every candidate measured briefly (about 20 ms, at most a
 //    quarter of a graph's worth of passes), the best eighth with the benchmark's method and 3
-//    repeats, the best three and the built-in default with 7 (events after a warm-up, the median).
+//    repeats, the best three and the built-in default 7 times each, in turn (events after a
+//    warm-up, the median).
 //  - Wisdom: one JSON file per device (its name, SM count, memory and driver/runtime versions),
 //    entries keyed by model, stencil shape, precision and size class. Written under a lock,
 //    merged with what is on disk, through a temporary and a rename.
@@ -41,7 +42,8 @@ struct LaunchConfig {
 // refuses (a depth beyond its maximum) are dropped when measured.
 std::vector<LaunchConfig> search_space(const ModelInfo& model, const Extent& extent);
 
-// A measurement: the median milliseconds per step of `c` over `repeats` timed runs, or nullopt
+// A measurement: the median milliseconds per step of `c` over `repeats` timed runs of a graph's
+// worth of passes (after as many to warm up), or with `repeats` 0 a quick one (about 20 ms); nullopt
 // when the configuration does not fit the problem (the engine refused it).
 using Measure = std::function<std::optional<double>(const LaunchConfig& c, int repeats)>;
 
@@ -53,25 +55,23 @@ struct Trial {
 struct TuneResult {
     LaunchConfig best;
     double best_ms = 0;
-    LaunchConfig baseline;   // the built-in default, when it was given...
-    double baseline_ms = 0;  // ...and measured in the final round (0 when not)
     std::vector<Trial> trials;  // every measurement, in order
     int measurements = 0;       // calls of Measure (repeats are within one)
     double seconds = 0;
 };
 
-// Successive halving over `candidates`: round 0 measures each once (1 repeat: Measure's quick
-// form), round 1 the best eighth (at least 3) with 3 repeats, round 2 the best 3 and `baseline`
-// (the built-in default, which then wins if nothing beats it) with 7. `progress` (may be null)
-// hears each trial and the best so far. UsageError when no candidate fits.
+// Successive halving over `candidates`: round 0 measures each quickly (repeats 0), round 1 the
+// best eighth (at least 3) with 3 repeats, round 2 the best 3 and `also` (the built-in default,
+// which then wins if nothing beats it) 7 times each, in turn, the median of each. `progress` (may
+// be null) hears each trial and the best so far. UsageError when no candidate fits.
 TuneResult tune(const std::vector<LaunchConfig>& candidates, const Measure& measure,
                 const std::function<void(const Trial&, const TuneResult&)>& progress = {},
-                const std::optional<LaunchConfig>& baseline = {});
-// Every candidate with 2 repeats, then the best three and `baseline` with 7: the reference the
-// tuner is checked against.
+                const std::vector<LaunchConfig>& also = {});
+// Every candidate with 2 repeats, then the best three and `also` as tune()'s final round: the
+// reference the tuner is checked against (put its choice in `also` to compare them like for like).
 TuneResult tune_exhaustive(const std::vector<LaunchConfig>& candidates, const Measure& measure,
                            const std::function<void(const Trial&, const TuneResult&)>& progress = {},
-                           const std::optional<LaunchConfig>& baseline = {});
+                           const std::vector<LaunchConfig>& also = {});
 
 // The real measurement: one engine of `problem` at precision T on the current GPU, relaunched
 // for each candidate; and the launch the engine picks by itself (its kernel, chunk 0, its depth).

@@ -99,17 +99,31 @@ std::vector<LaunchConfig> configs_of(const std::vector<Trial>& trials, std::size
     return out;
 }
 
-// The final round: the finalists and the built-in default, one after the other, so that the
-// gain over the default is measured under the same conditions (a GPU warmed by the search clocks
-// a few percent lower than a cold one), and the default wins when nothing beats it.
-std::vector<Trial> final_round(std::vector<LaunchConfig> finalists, const std::optional<LaunchConfig>& baseline,
+// The final round: the finalists and `also` (the built-in default; for the exhaustive reference,
+// the wisdom's choice too), 7 full measurements each, taken in turn (one of each, then again) so
+// that a drift of the GPU's clocks (a GPU warmed by the search clocks a few percent lower)
+// touches them alike; the median of each. The default wins when nothing beats it.
+std::vector<Trial> final_round(std::vector<LaunchConfig> configs, const std::vector<LaunchConfig>& also,
                                const Measure& measure, TuneResult& r, const Progress& progress) {
-    if (baseline && std::find(finalists.begin(), finalists.end(), *baseline) == finalists.end())
-        finalists.push_back(*baseline);
-    std::vector<Trial> last = measure_round(finalists, 7, 2, measure, r, progress);
-    if (baseline)
-        for (const Trial& t : last)
-            if (t.config == *baseline) r.baseline = *baseline, r.baseline_ms = t.ms_per_step;
+    for (const LaunchConfig& c : also)
+        if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
+    std::vector<std::vector<double>> ms(configs.size());
+    for (int repeat = 0; repeat < 7; ++repeat)
+        for (std::size_t i = 0; i < configs.size(); ++i) {
+            if (repeat > 0 && ms[i].empty()) continue;  // refused the first time
+            const std::optional<double> t = measure(configs[i], 1);
+            ++r.measurements;
+            if (t) ms[i].push_back(*t);
+        }
+    std::vector<Trial> last;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+        if (ms[i].empty()) continue;
+        std::sort(ms[i].begin(), ms[i].end());
+        last.push_back({configs[i], ms[i][ms[i].size() / 2], 2});
+        r.trials.push_back(last.back());
+        if (progress) progress(last.back(), r);
+    }
+    std::stable_sort(last.begin(), last.end(), [](const Trial& a, const Trial& b) { return a.ms_per_step < b.ms_per_step; });
     return last;
 }
 
@@ -125,24 +139,24 @@ TuneResult finish(TuneResult r, const std::vector<Trial>& last, std::chrono::ste
 }  // namespace
 
 TuneResult tune(const std::vector<LaunchConfig>& candidates, const Measure& measure, const Progress& progress,
-                const std::optional<LaunchConfig>& baseline) {
+                const std::vector<LaunchConfig>& also) {
     const auto t0 = std::chrono::steady_clock::now();
     TuneResult r;
-    const std::vector<Trial> quick = measure_round(candidates, 1, 0, measure, r, progress);
+    const std::vector<Trial> quick = measure_round(candidates, 0, 0, measure, r, progress);
     const std::size_t keep = std::max<std::size_t>(3, (quick.size() + 7) / 8);
     const std::vector<Trial> second = measure_round(configs_of(quick, keep), 3, 1, measure, r, progress);
-    const std::vector<Trial> last = final_round(configs_of(second, 3), baseline, measure, r, progress);
+    const std::vector<Trial> last = final_round(configs_of(second, 3), also, measure, r, progress);
     return finish(std::move(r), last, t0);
 }
 
 TuneResult tune_exhaustive(const std::vector<LaunchConfig>& candidates, const Measure& measure,
-                           const Progress& progress, const std::optional<LaunchConfig>& baseline) {
+                           const Progress& progress, const std::vector<LaunchConfig>& also) {
     const auto t0 = std::chrono::steady_clock::now();
     TuneResult r;
     // Every candidate the benchmark's way (2 repeats after a graph's worth of warm-up), then the
     // best three with the tuner's final measurement, so that the two winners compare like for like.
     const std::vector<Trial> all = measure_round(candidates, 2, 1, measure, r, progress);
-    const std::vector<Trial> last = final_round(configs_of(all, 3), baseline, measure, r, progress);
+    const std::vector<Trial> last = final_round(configs_of(all, 3), also, measure, r, progress);
     return finish(std::move(r), last, t0);
 }
 
@@ -164,7 +178,7 @@ DeviceMeasure measure_on_device(const Problem& problem) {
             return std::nullopt;  // the kernel refuses this chunk or depth here
         }
         const std::int64_t pass = e->kernel_info().depth;
-        if (repeats <= 1) {
+        if (repeats == 0) {
             // The quick round: a pass to warm up (the kernel's module loads at its first launch),
             // a timed pass, then as many more as fit in about 20 ms, at most a quarter of a
             // graph's worth, in plain launches. A slow candidate (a deep temporal pass of a box
@@ -177,9 +191,15 @@ DeviceMeasure measure_on_device(const Problem& problem) {
             return (first + rest) / double((more + 1) * pass);
         }
         // The benchmark's method: a graph's worth of passes to warm up (graph capture), then the
-        // median of `repeats` timed runs of a graph's worth, CUDA events around each.
-        const std::int64_t steps = kGraphPasses * pass;
-        e->advance(steps);
+        // median of `repeats` timed runs of a graph's worth, CUDA events around each. Where a
+        // graph's worth would last over 100 ms (a pass of 1.5 ms or more: a deep temporal pass of
+        // a box stencil), runs of 100 ms in plain launches: a launch's few microseconds are then
+        // below 0.3% of a pass, graphs or not, and such a candidate is a loser anyway.
+        e->advance(pass);
+        const double one = e->timed_advance_ms(pass);
+        const std::int64_t passes = one * kGraphPasses <= 100.0 ? kGraphPasses : std::max<std::int64_t>(1, std::int64_t(100.0 / one));
+        const std::int64_t steps = passes * pass;
+        if (passes == kGraphPasses) e->advance(steps);
         std::vector<double> ms;
         for (int i = 0; i < repeats; ++i) ms.push_back(e->timed_advance_ms(steps) / double(steps));
         std::sort(ms.begin(), ms.end());

@@ -42,11 +42,20 @@ void tune_precision(const TuneOptions& o, const ModelInfo& model, std::ostream& 
     const WisdomKey key = wisdom_key(model, o.params, e, precision_of<T>());
     const std::vector<LaunchConfig> candidates = search_space(model, e);
     out << "tuning " << key.text() << " (" << problem->label() << "): " << candidates.size() << " candidates, "
-        << (o.exhaustive ? "every one measured with 2 repeats, the best 3 with 7" : "successive halving (a quick round, then 3 and 7 repeats)") << '\n';
+        << (o.exhaustive ? "every one measured with 2 repeats, the best 3 seven times" : "successive halving (a quick round, 3 repeats, then 7)") << '\n';
     TuneProgress progress{out, o.progress, candidates.size()};
     const DeviceMeasure device = measure_on_device<T>(*problem);
-    const TuneResult r = o.exhaustive ? tune_exhaustive(candidates, device.measure, std::ref(progress), device.builtin)
-                                      : tune(candidates, device.measure, std::ref(progress), device.builtin);
+    // Measured in the final round beside the winners: the built-in default (what tuning gains
+    // over it) and, for the exhaustive reference, the wisdom's choice (how far from the best it is).
+    std::vector<LaunchConfig> also{device.builtin};
+    std::optional<WisdomEntry> wise;
+    if (o.exhaustive && cuda_device_count() > 0) {
+        std::ostringstream quiet;  // a missing or foreign file is no news here
+        wise = Wisdom::for_device(quiet).find(key, kernel_names(Backend::cuda, model.name));
+        if (wise) also.push_back(wise->config);
+    }
+    const TuneResult r = o.exhaustive ? tune_exhaustive(candidates, device.measure, std::ref(progress), also)
+                                      : tune(candidates, device.measure, std::ref(progress), also);
     if (o.progress) out << '\n';
     // What was tried: the last round in full (the finalists), and how many fitted.
     std::vector<Trial> last;
@@ -62,16 +71,27 @@ void tune_precision(const TuneOptions& o, const ModelInfo& model, std::ostream& 
         char line[256];
         std::snprintf(line, sizeof line, "    %-40s %9.4f ms/step %8.1f GCells/s%s\n", t.config.text().c_str(),
                       t.ms_per_step, cells / (t.ms_per_step * 1e-3) * 1e-9,
-                      r.baseline_ms > 0 && t.config == r.baseline ? "  (the built-in default)" : "");
+                      t.config == device.builtin ? "  (the built-in default)"
+                      : wise && t.config == wise->config ? "  (the wisdom's choice)" : "");
         out << line;
     }
     char best[256];
     std::snprintf(best, sizeof best, "  best: %s, %.4f ms/step, %.1f GCells/s (tuning %.1f s)\n", r.best.text().c_str(),
                   r.best_ms, cells / (r.best_ms * 1e-3) * 1e-9, r.seconds);
     out << best;
-    if (r.baseline_ms > 0) {
+    auto final_ms = [&](const LaunchConfig& c) -> std::optional<double> {
+        for (const Trial& t : last)
+            if (t.config == c) return t.ms_per_step;
+        return std::nullopt;
+    };
+    if (const std::optional<double> ms = final_ms(device.builtin)) {
         std::snprintf(best, sizeof best, "  built-in default: %s, %.4f ms/step: the best is %.1f%% faster\n",
-                      r.baseline.text().c_str(), r.baseline_ms, 100.0 * (r.baseline_ms / r.best_ms - 1.0));
+                      device.builtin.text().c_str(), *ms, 100.0 * (*ms / r.best_ms - 1.0));
+        out << best;
+    }
+    if (const std::optional<double> ms = wise ? final_ms(wise->config) : std::nullopt) {
+        std::snprintf(best, sizeof best, "  the wisdom's choice: %s, %.4f ms/step: %.1f%% from the best\n",
+                      wise->config.text().c_str(), *ms, 100.0 * (*ms / r.best_ms - 1.0));
         out << best;
     }
     if (o.save) {
@@ -139,7 +159,7 @@ std::string choose_launch(const RunOptions& o, const Problem& problem, Precision
     if (!entry && o.wisdom == RunOptions::Wisdom::tune) {
         const std::vector<LaunchConfig> candidates = search_space(model, problem.extent());
         // The measuring engine is gone (its memory free) before the run builds its own.
-        auto tuned_on = [&](const DeviceMeasure& d) { return tune(candidates, d.measure, {}, d.builtin); };
+        auto tuned_on = [&](const DeviceMeasure& d) { return tune(candidates, d.measure, {}, {d.builtin}); };
         const TuneResult r = precision == Precision::fp32 ? tuned_on(measure_on_device<float>(problem))
                                                           : tuned_on(measure_on_device<double>(problem));
         entry = wisdom_entry(r);
