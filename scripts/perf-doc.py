@@ -55,6 +55,32 @@ def ebisu(runs):
     return out
 
 
+def tune_rows(runs):
+    """The tuner against the exhaustive sweep, from the last run that has both for a problem:
+    {problem: dict}. The default, the tuner's choice and the best are read from the exhaustive
+    sweep's final round, where they were measured in turn (like for like)."""
+    out = {}
+    for _, text in runs:
+        for m in re.finditer(r"^\$ strata tune ([^\n]+?) --precision (fp\d\d)\n(.*?)(?=^\$ |\Z)", text, re.S | re.M):
+            if "--exhaustive" in m.group(1):
+                continue
+            problem, prec, body = m.group(1), m.group(2), m.group(3)
+            ex = re.search(r"^\$ strata tune " + re.escape(problem) + " --precision " + prec +
+                           r" --exhaustive --no-save\n(.*?)(?=^\$ |\Z)", text[m.end():], re.S | re.M)
+            t = re.search(r"best: (.+?), ([\d.]+) ms/step, .*\(tuning ([\d.]+) s\)", body)
+            if not (ex and t):
+                continue
+            e = ex.group(1)
+            b = re.search(r"best: (.+?), ([\d.]+) ms/step, .*\(tuning ([\d.]+) s\)", e)
+            d = re.search(r"built-in default: (.+?), ([\d.]+) ms/step", e)
+            w = re.search(r"the wisdom's choice: (.+?), ([\d.]+) ms/step: ([\d.]+)% from the best", e)
+            if b and d and w:
+                out[f"{problem} {prec}"] = {"default": (d.group(1), float(d.group(2))), "tuned": (w.group(1), float(w.group(2))),
+                                            "best": (b.group(1), float(b.group(2))), "off": float(w.group(3)),
+                                            "seconds": float(t.group(3)), "sweep_seconds": float(b.group(3))}
+    return out
+
+
 def run_order(path):
     m = re.match(r"^(\d+)-", os.path.basename(path))
     return int(m.group(1)) if m else 0
@@ -156,6 +182,23 @@ def main():
     for m in re.finditer(r"per call ([\d.]+) us, of which overhead ([\d.-]+) us", "".join(py)):
         lines.append(f"| Python `advance(1)` overhead per call, heat3d 256³ | ≤ 10 µs | {m.group(2)} µs "
                      f"({m.group(1)} µs per call in all) |")
+    tuned = tune_rows(runs)
+    if tuned:
+        worst = max(tuned.items(), key=lambda kv: kv[1]["off"])
+        slow = max(tuned.items(), key=lambda kv: kv[1]["seconds"])
+        lines.append(f"| `strata tune`: tuned within 2% of an exhaustive sweep ({len(tuned)} problems) | ≤ 2% | "
+                     f"at most {worst[1]['off']}% ({worst[0]}) |")
+        lines.append(f"| `strata tune`: tuning time per problem | ≤ 60 s | at most {slow[1]['seconds']} s ({slow[0]}) |")
+        lines += ["", "## The autotuner against an exhaustive sweep", "",
+                  "`scripts/gpu-check.sh tune-exhaustive`: each problem tuned (`strata tune`), then every candidate "
+                  "measured (`strata tune --exhaustive`), whose final round measures the built-in default, the "
+                  "tuner's choice (from the wisdom) and the sweep's best three in turn, seven times each: the "
+                  "ms/step below are that round's medians.", "",
+                  "| problem | built-in default | tuned | exhaustive best | tuned vs best | tuning | sweep |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
+        for name, r in tuned.items():
+            lines.append(f"| {name} | {r['default'][1]:.4f} (`{r['default'][0]}`) | {r['tuned'][1]:.4f} (`{r['tuned'][0]}`) | "
+                         f"{r['best'][1]:.4f} (`{r['best'][0]}`) | +{r['off']}% | {r['seconds']} s | {r['sweep_seconds']} s |")
     if peer:
         lines += ["", "## Peers measured in the same runs", "",
                   "EBISU (ICS'23), 2D 5-point, built and run by `../shared/peers/ebisu-2d.sh` on the same GPU as the "
