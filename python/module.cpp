@@ -136,13 +136,21 @@ public:
     Engine* engine_;
 };
 
+// Simulation(wisdom=...) and run(wisdom=...): `strata run`'s default, --no-wisdom, --tune.
+RunOptions::Wisdom parse_wisdom(const std::string& w) {
+    if (w == "use") return RunOptions::Wisdom::use;
+    if (w == "ignore") return RunOptions::Wisdom::ignore;
+    if (w == "tune") return RunOptions::Wisdom::tune;
+    throw UsageError("wisdom must be \"use\", \"ignore\" or \"tune\" (got \"" + w + "\")");
+}
+
 // A Simulation with the Python-side conveniences: NumPy copies, views, and ordering with other
 // libraries' device work once it has shared memory with them.
 class PySimulation {
 public:
     PySimulation(const std::string& model, const py::dict& params, const std::optional<std::string>& precision,
                  const std::string& backend, const std::string& kernel, bool graphs, int chunk, int depth,
-                 const std::string& restart) {
+                 const std::string& wisdom, const std::string& restart) {
         SimulationOptions o;
         o.model = model;
         o.params = to_params(params);
@@ -152,6 +160,7 @@ public:
         o.engine.graphs = graphs;
         o.engine.chunk = chunk;
         o.engine.depth = depth;
+        o.wisdom = parse_wisdom(wisdom);
         o.restart = restart;
         std::ostringstream warnings;
         {
@@ -361,6 +370,7 @@ PYBIND11_MODULE(_strata, m) {
             if (auto v = get("graphs"); !v.is_none()) o.graphs = v.cast<bool>();
             if (auto v = get("chunk"); !v.is_none()) o.chunk = v.cast<int>();
             if (auto v = get("depth"); !v.is_none()) o.depth = v.cast<int>();
+            if (auto v = get("wisdom"); !v.is_none()) o.wisdom = parse_wisdom(v.cast<std::string>());
             if (auto v = get("json"); !v.is_none()) o.json_path = v.cast<std::string>();
             if (auto v = get("out"); !v.is_none()) o.io.out_dir = v.cast<std::string>();
             if (auto v = get("every"); !v.is_none()) o.io.snapshot_every = v.cast<std::int64_t>();
@@ -418,9 +428,9 @@ simulation alive.)")
 
     py::class_<PySimulation>(m, "Simulation")
         .def(py::init<const std::string&, const py::dict&, const std::optional<std::string>&, const std::string&,
-                      const std::string&, bool, int, int, const std::string&>(),
+                      const std::string&, bool, int, int, const std::string&, const std::string&>(),
              py::arg("model"), py::arg("params"), py::arg("precision"), py::arg("backend"), py::arg("kernel"),
-             py::arg("graphs"), py::arg("chunk"), py::arg("depth"), py::arg("restart"))
+             py::arg("graphs"), py::arg("chunk"), py::arg("depth"), py::arg("wisdom"), py::arg("restart"))
         .def_readonly("warnings", &PySimulation::warnings_)
         .def("advance", &PySimulation::advance)
         .def("field", &PySimulation::field)
@@ -429,6 +439,7 @@ simulation alive.)")
         .def("view", [](py::object self, const std::string& name) { return self.cast<PySimulation&>().view(self, name); })
         .def("array", &PySimulation::array)
         .def("step", [](PySimulation& s) { return s.sim().step(); })
+        .def("launch", [](PySimulation& s) { return s.sim().launch(); })
         .def("time", [](PySimulation& s) { return s.sim().time(); })
         .def("dt", [](PySimulation& s) { return s.sim().problem().dt(); })
         .def("steps", [](PySimulation& s) { return s.sim().problem().steps(); })

@@ -29,6 +29,9 @@ struct SimulationOptions {
     std::optional<Precision> precision;  // none: the model's default
     Backend backend = Backend::cpu;
     EngineOptions engine;                // the CUDA strategy and its knobs
+    // CUDA without a kernel, chunk or depth: the device's wisdom (`strata tune`), the built-in
+    // defaults (ignore), or tuning first when the wisdom has no entry (tune), as `strata run`.
+    RunOptions::Wisdom wisdom = RunOptions::Wisdom::use;
     std::string restart;                 // a checkpoint to continue from (checked as `--restart` is)
 };
 
@@ -46,6 +49,9 @@ public:
     Precision precision() const { return engine_->precision(); }
     Backend backend() const { return backend_; }
     Engine& engine() { return *engine_; }
+    // Where the CUDA launch came from, the run report's line: "launch: from wisdom (FILE): ...",
+    // "launch: the built-in defaults (...)", "launch: as given"; "" on the CPU backends.
+    const std::string& launch() const { return launch_; }
     template <class T>
     TypedEngine<T>& engine_as();  // Error when the simulation is of the other precision
 
@@ -73,6 +79,7 @@ private:
     std::unique_ptr<Problem> problem_;
     Backend backend_;
     std::unique_ptr<Engine> engine_;
+    std::string launch_;
     std::unique_ptr<Writers> writers_;
     double seconds_per_step_ = 0;  // measured by long advances: the size of their pieces
 };

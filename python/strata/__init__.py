@@ -27,7 +27,7 @@ FieldView = _strata.FieldView
 cuda_devices = _strata.cuda_devices
 
 # The options every model takes (the rest are the model's own, as in `strata run MODEL --help`).
-_ENGINE_OPTIONS = ("precision", "backend", "kernel", "graphs", "chunk", "depth", "restart")
+_ENGINE_OPTIONS = ("precision", "backend", "kernel", "graphs", "chunk", "depth", "wisdom", "restart")
 _RUN_OPTIONS = _ENGINE_OPTIONS + ("json", "out", "every", "snapshot_format", "vti_compression",
                                   "writer_threads", "checkpoint", "checkpoint_every")
 _MODELS = {m["name"]: m for m in _strata.models()}
@@ -42,7 +42,7 @@ def models():
 def run(model, *, verbose=False, **options):
     """Runs a model from start to report, as `strata run MODEL` does, and returns the report as a
     dict (the CLI's --json). Options are the model's (e.g. n=256, iterations=500 for apf) and the
-    run's: precision, backend, kernel, graphs, chunk, depth, json, out, every, snapshot_format,
+    run's: precision, backend, kernel, graphs, chunk, depth, wisdom, json, out, every, snapshot_format,
     vti_compression, writer_threads, checkpoint, checkpoint_every, restart. `verbose`: print the
     text report. Ctrl-C stops as in the CLI (after the steps in flight, writing the checkpoint
     asked for) and raises KeyboardInterrupt; a second Ctrl-C ends the process.
@@ -62,7 +62,7 @@ class Simulation:
     """A model's state on one backend, advanced step by step.
 
     Simulation(model, *, precision=None, backend="cpu", kernel="", graphs=True, chunk=0,
-               depth=0, restart="", **params)
+               depth=0, wisdom="use", restart="", **params)
 
     model     "apf", "heat2d", "heat3d" or "wave3d" (or use the classes Apf, Heat2D, ...)
     precision "fp32" or "fp64" (default: the model's, fp64; wave3d fp32)
@@ -71,14 +71,17 @@ class Simulation:
     graphs    CUDA: replay the time loop as captured graphs
     chunk     CUDA streaming kernels: rows (2D) or planes (3D) per block (0: the default)
     depth     CUDA temporal kernels: steps per pass over memory (0: the default)
+    wisdom    CUDA without kernel/chunk/depth: "use" the device's wisdom (`strata tune`) when it
+              has the problem, "ignore" it (the built-in defaults), or "tune" first when it has
+              not (as `strata run --no-wisdom / --tune`); `launch` says which
     restart   a checkpoint (from checkpoint() or `strata run --checkpoint`) to continue from
     params    the model's options by key, e.g. n=256, stencil="27pt" (see help of the model class)
     """
 
     def __init__(self, model, *, precision=None, backend="cpu", kernel="", graphs=True, chunk=0,
-                 depth=0, restart="", **params):
+                 depth=0, wisdom="use", restart="", **params):
         self._sim = _strata.Simulation(model, params, precision, backend, kernel, graphs, chunk,
-                                       depth, restart)
+                                       depth, wisdom, restart)
         self._info = _MODELS[model]
         if self._sim.warnings:
             import warnings
@@ -116,6 +119,13 @@ class Simulation:
         """The strategy that runs and its figures: name, depth (steps per pass), bytes per cell
         update, flops and minimum bytes per cell."""
         return self._sim.kernel_info()
+
+    @property
+    def launch(self):
+        """Where the CUDA launch came from, as `strata run` reports it ("launch: from wisdom
+        (FILE): temporal depth 4 chunk 171 graphs", "launch: the built-in defaults (...)",
+        "launch: as given"); "" on the CPU backends."""
+        return self._sim.launch()
 
     # Where it is.
     @property
@@ -207,7 +217,7 @@ def _model_class(name, class_name):
     rows = "\n".join(f"    {p['key']:<14} {p['help']}" + (f" (default {p['default']})" if p["default"] else "")
                      + (" [strata.run only]" if p["run_only"] else "") for p in info["params"])
     doc = (f"{info['summary']}\n\n{class_name}(**options): a Simulation of `{name}`; its options are "
-           f"Simulation's (precision, backend, kernel, graphs, chunk, depth, restart) and these "
+           f"Simulation's (precision, backend, kernel, graphs, chunk, depth, wisdom, restart) and these "
            f"(as `strata run {name}`'s flags):\n\n{rows}\n\n{info['help']}\n")
     return type(class_name, (Simulation,), {"__init__": __init__, "__doc__": doc, "__module__": __name__})
 

@@ -88,3 +88,17 @@ def test_cupy_reads_the_view_through_both_protocols(gpu):
     b = cp.asarray(sim.device_field())  # __cuda_array_interface__
     assert a.data.ptr == b.data.ptr == sim.device_field().ptr
     assert np.array_equal(cp.asnumpy(b), sim.field())
+
+
+def test_the_launch_comes_from_the_wisdom_as_in_the_cli(gpu, cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("STRATA_WISDOM_DIR", str(tmp_path))
+    params = dict(n=24, steps=10, stencil="7pt", precision="fp32", backend="cuda")
+    assert "no wisdom for 'heat3d stencil=7pt fp32 24x24x24'" in strata.Heat3D(**params).launch
+    cli("tune", "heat3d", "-n", 24, "--stencil", "7pt", "--precision", "fp32", "--quiet")
+    sim = strata.Heat3D(**params)
+    assert sim.launch.startswith(f"launch: from wisdom ({tmp_path}")
+    run = cli("run", "heat3d", "-n", 24, "--steps", 10, "--stencil", "7pt", "--precision", "fp32", "--backend", "cuda")
+    assert sim.launch in run and sim.kernel["name"] in sim.launch
+    assert strata.Heat3D(wisdom="ignore", **params).launch == "launch: the built-in defaults (--no-wisdom)"
+    assert strata.Heat3D(kernel="naive", **params).launch == "launch: as given"
+    assert strata.Heat3D(n=24, backend="cpu").launch == ""

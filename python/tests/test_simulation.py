@@ -146,6 +146,8 @@ def test_snapshots_are_the_clis_files(tmp_path):
     (lambda: strata.run("heat3d", n=9, every=-1), "--every"),
     (lambda: strata.Heat3D(n=9, restart="/nonexistent.ck"), "nonexistent"),
     (lambda: strata.Apf(n=30, stats_every=10), "scheduled run"),
+    (lambda: strata.Heat3D(n=9, wisdom="maybe"), "wisdom must be"),
+    (lambda: strata.run("heat3d", n=9, wisdom="maybe"), "wisdom must be"),
 ])
 def test_bad_input_is_a_value_error_with_the_cli_message(make, message):
     with pytest.raises(ValueError, match=message):

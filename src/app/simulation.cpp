@@ -7,6 +7,7 @@
 
 #include "run_io.hpp"
 #include "strata/core/error.hpp"
+#include "tune_command.hpp"
 
 namespace strata {
 
@@ -23,7 +24,7 @@ struct Simulation::Writers {
 namespace {
 
 template <class T>
-std::unique_ptr<Engine> make(const Problem& problem, const SimulationOptions& o) {
+std::unique_ptr<Engine> make(const Problem& problem, const SimulationOptions& o, const EngineOptions& eo) {
     std::optional<State<T>> init;
     if (!o.restart.empty()) {
         IoOptions io;
@@ -31,7 +32,7 @@ std::unique_ptr<Engine> make(const Problem& problem, const SimulationOptions& o)
         const std::optional<io::Checkpoint> c = app::open_restart(io, problem, precision_of<T>());
         init = app::checkpoint_state<T>(*c, problem.model(), o.restart);
     }
-    return make_engine<T>(problem, o.backend, o.engine, init ? &*init : nullptr);
+    return make_engine<T>(problem, o.backend, eo, init ? &*init : nullptr);
 }
 
 }  // namespace
@@ -45,8 +46,20 @@ Simulation::Simulation(const SimulationOptions& o, std::ostream* warnings)
                              "simulation advanced step by step: read observables() or call snapshot() instead");
     std::ostringstream ignored;
     problem_ = model.problem(o.params, warnings ? *warnings : ignored);
-    engine_ = o.precision.value_or(model.precision) == Precision::fp32 ? make<float>(*problem_, o)
-                                                                       : make<double>(*problem_, o);
+    const Precision precision = o.precision.value_or(model.precision);
+    // The launch as `strata run` chooses it (the wisdom's, unless given or declined).
+    RunOptions run(o.model, o.params);
+    run.backend = o.backend;
+    run.kernel = o.engine.kernel;
+    run.chunk = o.engine.chunk;
+    run.depth = o.engine.depth;
+    run.graphs = o.engine.graphs;
+    run.wisdom = o.wisdom;
+    EngineOptions eo = o.engine;
+    std::ostringstream wisdom_log;  // a corrupt wisdom file's warning
+    launch_ = app::choose_launch(run, *problem_, precision, eo, wisdom_log);
+    if (warnings) *warnings << wisdom_log.str();
+    engine_ = precision == Precision::fp32 ? make<float>(*problem_, o, eo) : make<double>(*problem_, o, eo);
 }
 
 Simulation::~Simulation() {
