@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, python, tune, tune-exhaustive, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, python, tune, tune-exhaustive, tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -89,6 +89,12 @@ if want tune || want tune-exhaustive; then
   fi
   rm -f $out/*.ck
 fi
+if want tma; then  # the TMA kernel: its GPU tests, compute-sanitizer on it, and the A/B rows at 512^3
+  $build/tests/strata_gpu_tests --gtest_filter='Tma.*:*HeatStrategy*tma*:*HeatGroups*tma*:Cuda.Relaunch*' \
+    > "$out/tests-tma.txt" 2>&1 || true
+  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|Expected|Which is|differs|error" "$out/tests-tma.txt" | head -40
+  for st in 7pt 19pt 27pt; do bench heat3d --stencil $st --precision fp32,fp64 --kernels vec,async,tma; done
+fi
 if want heat2d; then  # heat2d's tests and rows alone
   ctest --test-dir $build -R "Heat2d" --output-on-failure > "$out/tests-heat2d.txt" 2>&1 || true
   grep -E "tests passed|tests failed|Failed|Failure|Expected|Which is|depth" "$out/tests-heat2d.txt" | head -30
@@ -129,7 +135,8 @@ if want sanitize; then  # compute-sanitizer over every CUDA strategy of every mo
       heat3d) sizes=("-n 37 --steps 5 --stencil 7pt" "-n 37 --steps 5 --stencil 19pt" "-n 37 --steps 5 --stencil 27pt") ;;
       wave3d) sizes=("-n 29 --steps 5 --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,5") ;;
     esac
-    for k in $($build/strata run $model --kernel list --backend cuda | awk 'NR > 1 {print $1}'); do
+    for k in $($build/strata run $model --kernel list --backend cuda | awk 'NR > 1 && $1 != "(not" {print $1}'); do
+      [[ -n ${SANITIZE_KERNELS:-} && ",$SANITIZE_KERNELS," != *",$k,"* ]] && continue
       depth=""; [[ $k == temporal ]] && depth="--depth 3"
       [[ $model == wave3d && $k == temporal ]] && continue  # no temporal kernel takes sources
       for size in "${sizes[@]}"; do

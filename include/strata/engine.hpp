@@ -150,5 +150,8 @@ std::vector<std::string> kernel_names(Backend backend, std::string_view model, b
 std::string kernel_description(Backend backend, std::string_view model, std::string_view kernel);
 // Whether the kernel takes --depth (advances several steps per pass over memory).
 bool kernel_takes_depth(Backend backend, std::string_view model, std::string_view kernel);
+// The strategies of `model` this build leaves out, each with why (the TMA kernels in a build for
+// an architecture before sm_90).
+std::vector<std::pair<std::string, std::string>> kernels_left_out(Backend backend, std::string_view model);
 
 }  // namespace strata

@@ -134,6 +134,19 @@ std::string kernel_description(Backend backend, std::string_view model, std::str
 #endif
 }
 
+std::vector<std::pair<std::string, std::string>> kernels_left_out(Backend backend, std::string_view model) {
+    std::vector<std::pair<std::string, std::string>> out;
+#ifdef STRATA_HAVE_CUDA
+    const ModelInfo& m = find_model(model);
+    if (backend == Backend::cuda)
+        for (const std::string& k : cuda::kernels_left_out(m.dims, m.radius))
+            out.emplace_back(k, cuda::kernel_left_out(m.dims, m.radius, k));
+#else
+    (void)backend, (void)model;
+#endif
+    return out;
+}
+
 bool kernel_takes_depth(Backend backend, std::string_view model, std::string_view kernel) {
     const ModelInfo& m = find_model(model);
     if (backend != Backend::cuda) return false;

@@ -22,11 +22,17 @@
 namespace strata::cuda {
 
 namespace {
+#ifdef STRATA_CUDA_TMA
+constexpr bool kTmaBuilt = true;
+#else
+constexpr bool kTmaBuilt = false;  // an architecture before sm_90 is among those built
+#endif
+bool built(const StrategyDoc& d) { return kTmaBuilt || !d.hopper; }
 template <std::size_t N>
 std::vector<std::string> names_of(const std::array<StrategyDoc, N>& docs, bool chunked_only) {
     std::vector<std::string> out;
     for (const auto& d : docs)
-        if (d.chunked || !chunked_only) out.emplace_back(d.name);
+        if (built(d) && (d.chunked || !chunked_only)) out.emplace_back(d.name);
     return out;
 }
 // Calls f with the strategy docs of a model of this dimension and radius.
@@ -46,6 +52,24 @@ std::string kernel_description(int dims, int radius, std::string_view name) {
         for (const auto& d : docs)
             if (d.name == name) return std::string(d.what);
         return std::string();
+    });
+}
+
+std::string kernel_left_out(int dims, int radius, std::string_view name) {
+    return with_docs(dims, radius, [&](const auto& docs) {
+        for (const auto& d : docs)
+            if (d.name == name && !built(d))
+                return "the " + std::string(name) + " kernel needs sm_90 (Hopper's Tensor Memory Accelerator), and this " +
+                       "build is also for sm_" STRATA_CUDA_ARCHS " (build with -DCMAKE_CUDA_ARCHITECTURES=90 for it)";
+        return std::string();
+    });
+}
+std::vector<std::string> kernels_left_out(int dims, int radius) {
+    return with_docs(dims, radius, [&](const auto& docs) {
+        std::vector<std::string> out;
+        for (const auto& d : docs)
+            if (!built(d)) out.emplace_back(d.name);
+        return out;
     });
 }
 

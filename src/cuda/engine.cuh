@@ -141,6 +141,7 @@ Strategy<Model> find_strategy(const std::string& name, const std::string& fallba
         if (s.name == want) return s;
         known += (known.empty() ? "" : ", ") + s.name;
     }
+    if (const std::string why = kernel_left_out(Model::dims, Model::radius, want); !why.empty()) throw UsageError(why);
     throw UsageError("unknown kernel '" + want + "' (this model has: " + known + ")");
 }
 

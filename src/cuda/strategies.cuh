@@ -169,6 +169,25 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
+template <class Model, int BX, int BY, int M, int V, int S>
+void launch_tma3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
+                  cudaStream_t s) {
+    using T = typename Model::value_type;
+    using Tile = PlaneTile<T, false, BX, BY, M, V>;
+    if (!device_has_tma())
+        throw UsageError("the tma kernel needs a GPU with a Tensor Memory Accelerator (sm_90, Hopper, or later)");
+    constexpr std::size_t smem = std::size_t(S) * tma3d_stage_cells<Model, BX, BY, M, V, S>() * sizeof(T) +
+                                 sizeof(TmaRing<S>);
+    static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");
+    const CUtensorMap& in = interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, int(sizeof(T)), Tile::TXP, Tile::TY);
+    const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
+    constexpr auto kernel = tma3d<Model, BX, BY, M, V, S>;
+    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
+    const int rows = group_rows<kernel>(nbx, BX * (BY + 1), smem);
+    kernel<<<nbx * nby * nbz, dim3(BX, BY + 1), smem, s>>>(m, f, g, planes, rows, in);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
+
 template <class Model, int BX, int BY, int CY, int MinBlocks>
 void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                        const DevGrid& g, int depth, const LaunchKnobs&, cudaStream_t s) {
@@ -361,6 +380,11 @@ std::vector<Strategy<Model>> radius1_strategies() {
         // unrolling the plane loop twice (to rotate the register queue by renaming) 1-2% slower.
         constexpr int TB = sizeof(typename Model::value_type) == 4 ? 2 : 1;
         out.push_back(temporal3d_strategy<Model, 32, 4, TB, 1, 2, 3, 4, 5, 6, 7, 8>(kStrategies3d[8].name));
+#ifdef STRATA_CUDA_TMA
+        // async's tile and ring (32 x 8 threads of 2 rows x V cells, 4 stages), loaded by the TMA.
+        static_assert(Model::zero_ghosts && !Model::mirror, "the radius-1 3D models have zero ghosts");
+        out.push_back({std::string(kStrategies3d[9].name), launch_tma3d<Model, 32, 8, 2, V, 4>, kStrategies3d[9].chunked});
+#endif
     }
     return out;
 }

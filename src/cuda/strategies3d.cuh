@@ -3,6 +3,7 @@
 #include "grid.cuh"
 #include "strata/core/block_order.hpp"
 #include "strata/core/plane_sums.hpp"
+#include "tma.cuh"
 
 namespace strata::cuda {
 
@@ -425,6 +426,62 @@ __global__ void __launch_bounds__(BX* BY)
         __syncthreads();
         issue(q + S - 1);
         t.sums(m, stage(q), above);
+        if (q >= z0 + 1) t.store(m, f, g, q - 1, below, at, above, p);
+        shift_queue(below, at, above);
+    }
+}
+
+// tma: async's sweep with its loads on the Tensor Memory Accelerator, warp-specialized (CudaDMA's
+// split, tma.cuh). Threads (BX, BY + 1): the last row of threads is the DMA warp, whose first
+// lane copies each plane's tile with its halo (TXP x TY elements from (xb - OFF, yb - 1), the
+// tile's own layout, so the compute warps' reads are async's) into a ring of S stages, as far
+// ahead as the stages allow; rows 0..BY-1 are the compute warps: wait for plane q, take its
+// sums, release the stage, update plane q-1. The tensor map covers the interior only: the halo
+// at the grid's faces (and the planes -1 and nz) arrive zero-filled, which is the ghost layer of
+// a zero-ghost model, so no ghost sector is read and no thread decides what to load.
+template <class Model, int BX, int BY, int M, int V, int S>
+constexpr int tma3d_stage_cells() {  // a stage's elements, 128-byte aligned (TMA's destination rule)
+    using T = typename Model::value_type;
+    constexpr int cells = PlaneTile<T, false, BX, BY, M, V>::CELLS, align = 128 / int(sizeof(T));
+    return (cells + align - 1) / align * align;
+}
+template <class Model, int BX, int BY, int M, int V, int S>
+__global__ void __launch_bounds__(BX*(BY + 1))
+    tma3d(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk, const int rows,
+          const __grid_constant__ CUtensorMap in) {
+    static_assert(Model::zero_ghosts && !Model::mirror, "TMA's zero fill stands for a zero ghost layer only");
+    using T = typename Model::value_type;
+    using Tile = PlaneTile<T, false, BX, BY, M, V>;
+    using Sums = PlaneSums<T>;
+    constexpr int STAGE = tma3d_stage_cells<Model, BX, BY, M, V, S>();
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of STAGE elements, then the barriers
+    TmaRing<S>& pipe = *reinterpret_cast<TmaRing<S>*>(smem_raw + S * STAGE * sizeof(T));
+    const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
+                                        blocks_for(g.nz, zchunk), rows);
+    const int xb = b.x * Tile::W, yb = b.y * BY * M;
+    const int z0 = b.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int planes = z1 - z0 + 2;  // z0-1 .. z1: each updated plane's neighbours
+
+    if (threadIdx.x == 0 && threadIdx.y == 0) pipe.init(BY);  // BY compute warps release each stage
+    __syncthreads();
+    if (threadIdx.y == BY) {  // the DMA warp: one lane issues, the others have nothing to do
+        if (threadIdx.x == 0)
+            for (int i = 0; i < planes; ++i) {
+                pipe.acquire(i, Tile::CELLS * sizeof(T));
+                pipe.copy3d(i, &in, ring + (i % S) * STAGE, xb - Tile::OFF, yb - 1, z0 - 1 + i);
+            }
+        return;  // the copies in flight complete on barriers the compute warps wait for
+    }
+    const Tile t(g, xb, yb);
+    Sums below[M][V], at[M][V], above[M][V];
+    for (int i = 0; i < planes; ++i) {
+        const int q = z0 - 1 + i;
+        typename Model::Point p[M][V];
+        if (q >= z0 + 1) t.load_points(m, f, g, q - 1, p);
+        pipe.wait(i);
+        t.sums(m, ring + (i % S) * STAGE, above);
+        pipe.release(i);
         if (q >= z0 + 1) t.store(m, f, g, q - 1, below, at, above, p);
         shift_queue(below, at, above);
     }

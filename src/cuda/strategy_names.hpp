@@ -10,6 +10,7 @@ struct StrategyDoc {
     std::string_view name, what;
     bool chunked = false;   // takes --chunk (rows or planes per block)
     bool temporal = false;  // takes --depth: several steps per pass over memory
+    bool hopper = false;    // needs sm_90 (the Tensor Memory Accelerator): absent from older builds
 };
 
 inline constexpr std::array<StrategyDoc, 6> kStrategies2d{{
@@ -22,7 +23,7 @@ inline constexpr std::array<StrategyDoc, 6> kStrategies2d{{
      true},
 }};
 
-inline constexpr std::array<StrategyDoc, 9> kStrategies3d{{
+inline constexpr std::array<StrategyDoc, 10> kStrategies3d{{
     {"naive", "one thread per cell, neighbours from global memory (32x4x2 blocks)"},
     {"smem", "a 32x4x4 brick and its halo in shared memory"},
     {"planes", "2.5D: 32x8 tiles march along z, plane sums in a register queue", true},
@@ -33,6 +34,8 @@ inline constexpr std::array<StrategyDoc, 9> kStrategies3d{{
     {"cached", "in memory order like a copy: 16-byte accesses, 4 (fp32) or 3 (fp64) planes per thread, "
                "neighbours from L1/L2"},
     {"temporal", "--depth K steps per pass: 64x32 overlapped tiles stream along z, K levels pipelined", true, true},
+    {"tma", "async's tiles copied by the TMA: a DMA warp fills a 4-stage ring, 8 compute warps (sm_90)", true, false,
+     true},
 }};
 
 // The radius-4 wave model (wave_strategies.cuh).

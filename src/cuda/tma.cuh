@@ -1,0 +1,100 @@
+#pragma once
+// CudaDMA's idea on Hopper's Tensor Memory Accelerator: a thread block split into a DMA warp
+// that only moves data and compute warps that only compute, meeting at a ring of shared-memory
+// stages guarded by barriers. The hardware does the moving: one elected thread issues a bulk
+// tensor copy of a whole tile (`cp.async.bulk.tensor`, described by a tensor map), whose bytes
+// complete on the stage's `full` barrier; the compute warps wait on it, read, and arrive on the
+// stage's `empty` barrier, which the DMA thread waits on before refilling the stage.
+//
+// The contract, per stage s of S (the i-th tile goes to stage i % S, the (i / S)-th time):
+//   DMA thread      acquire(i): wait empty[s] (its previous tile released), arm full[s] with the
+//                   tile's bytes; then the copy, which completes them on full[s]
+//   compute warps   wait(i): full[s]'s phase i / S is complete (the tile is in shared memory);
+//                   release(i): after its last read, one lane per warp arrives on empty[s]
+// Barriers flip phase every use, so waits are by parity: (i / S) & 1.
+//
+// Only the halo pattern is here (a tile plus its stencil halo, one plane of a 2.5D sweep); the
+// sequential and strided patterns are the same ring with a 1D or 2D tensor map. Elements outside
+// the tensor (the grid's interior) are zero-filled by the hardware: a model whose ghost layer is
+// zero reads its halo at the faces without reading the ghost sectors, and without branches.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "tma.hpp"
+
+namespace strata::cuda {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define STRATA_TMA_DEVICE 1
+#endif
+
+template <int S>
+struct TmaRing {
+    std::uint64_t full[S], empty[S];  // mbarriers, in shared memory
+
+    // One thread, before anyone uses the ring; then a __syncthreads().
+    __device__ void init(unsigned releasers) {
+#ifdef STRATA_TMA_DEVICE
+        for (int s = 0; s < S; ++s) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem(&full[s])));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(&empty[s])), "r"(releasers));
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the async proxy
+#endif
+    }
+
+    // DMA thread: stage i % S is free (its previous tile released by every compute warp), and
+    // its full barrier expects `bytes` (the whole box: the zero-filled elements count too).
+    __device__ void acquire(int i, unsigned bytes) {
+#ifdef STRATA_TMA_DEVICE
+        const int s = i % S;
+        if (i >= S) wait_parity(&empty[s], ((i / S) - 1) & 1);
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(&full[s])), "r"(bytes)
+                     : "memory");
+#endif
+    }
+    // DMA thread: the box at element coordinates (x, y, z) of `map` into `dst` (128-byte aligned),
+    // completing on stage i % S's full barrier.
+    __device__ void copy3d(int i, const CUtensorMap* map, void* dst, int x, int y, int z) {
+#ifdef STRATA_TMA_DEVICE
+        asm volatile(
+            "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+            "[%5];" ::"r"(smem(dst)),
+            "l"(map), "r"(x), "r"(y), "r"(z), "r"(smem(&full[i % S]))
+            : "memory");
+#endif
+    }
+    // Compute threads: tile i is in shared memory.
+    __device__ void wait(int i) {
+#ifdef STRATA_TMA_DEVICE
+        wait_parity(&full[i % S], (i / S) & 1);
+#endif
+    }
+    // Compute warps, after their last read of tile i: the warp's lanes are done, one arrives.
+    __device__ void release(int i) {
+#ifdef STRATA_TMA_DEVICE
+        __syncwarp();
+        if ((threadIdx.x & 31) == 0)
+            asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem(&empty[i % S])) : "memory");
+#endif
+    }
+
+private:
+    static __device__ unsigned smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+    static __device__ void wait_parity(std::uint64_t* bar, unsigned parity) {
+#ifdef STRATA_TMA_DEVICE
+        asm volatile(
+            "{\n"
+            ".reg .pred done;\n"
+            "wait:\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+            "@!done bra wait;\n"
+            "}\n" ::"r"(smem(bar)),
+            "r"(parity)
+            : "memory");
+#endif
+    }
+};
+
+}  // namespace strata::cuda

@@ -1,0 +1,17 @@
+#pragma once
+// The host side of the TMA loader (tma.cuh), free of device code.
+#include <cuda.h>  // CUtensorMap (types only: the encoder comes through the runtime's entry point)
+
+#include <cstdint>
+
+namespace strata::cuda {
+
+// The tensor map of a field's interior (the grid without its ghosts: what lies outside reads as
+// zero), boxes of bx x by x 1 elements. Built once per buffer and kept (a launch only looks it up).
+// Error when the driver cannot encode it.
+const CUtensorMap& interior_tensor_map(const void* origin, int nx, int ny, int nz, std::int64_t pitch,
+                                       std::int64_t plane, int elem_bytes, int bx, int by);
+// Whether the current device has a TMA (compute capability 9.0 or later).
+bool device_has_tma();
+
+}  // namespace strata::cuda
