@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, python, tune, tune-exhaustive, tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -90,10 +90,10 @@ if want tune || want tune-exhaustive; then
   rm -f $out/*.ck
 fi
 if want tma; then  # the TMA kernel: its GPU tests, compute-sanitizer on it, and the A/B rows at 512^3
-  $build/tests/strata_gpu_tests --gtest_filter='Tma.*:*HeatStrategy*tma*:*HeatGroups*tma*:Cuda.Relaunch*' \
+  $build/tests/strata_gpu_tests --gtest_filter='Tma.*:*HeatStrategy*tma*:*HeatGroups*:Cuda.Relaunch*' \
     > "$out/tests-tma.txt" 2>&1 || true
   grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|Expected|Which is|differs|error" "$out/tests-tma.txt" | head -40
-  for st in 7pt 19pt 27pt; do bench heat3d --stencil $st --precision fp32,fp64 --kernels vec,async,tma; done
+  for st in 7pt 19pt 27pt; do bench heat3d --stencil $st --precision fp32,fp64 --kernels vec,async,tmasync,tma; done
 fi
 if want heat2d; then  # heat2d's tests and rows alone
   ctest --test-dir $build -R "Heat2d" --output-on-failure > "$out/tests-heat2d.txt" 2>&1 || true
@@ -228,6 +228,20 @@ if want wave-ncu; then  # the wave kernels: why they stop near 70% of the copy b
       $build/strata run wave3d -n 512 --steps 6 --backend cuda --precision fp32 --kernel $k --no-graphs > "$out/ncu-wave-$k.txt" 2>&1
     echo "== wave $k"; grep -E "Duration|DRAM Throughput|L2 Cache Throughput|No Eligible|Issued Warp|Eligible Warps|L1/TEX Cache Throughput|Compute \(SM\)|dram__bytes|Memory Throughput|L1/TEX Hit|L2 Hit|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Mem Busy|Max Bandwidth|Block Limit|dram__" "$out/ncu-wave-$k.txt" | sed 's/^ *//' | cut -c1-140 | head -30
   done
+fi
+if want ncu-tma; then  # what limits tma against async: one launch each, heat3d 27pt fp32 and 19pt fp64, 512^3
+  sections="--section SpeedOfLight --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis"
+  for k in async tma; do
+    for sp in "27pt fp32" "19pt fp64"; do
+      set -- $sp
+      ncu --clock-control none $sections --kernel-name regex:${k}3d --launch-skip 3 --launch-count 1 \
+        $build/strata run heat3d -n 512 --steps 6 --stencil $1 --precision $2 --backend cuda --kernel $k --no-graphs \
+        > "$out/ncu-$k-$1-$2.txt" 2>&1
+      echo "== ncu $k heat3d $1 $2"
+      grep -E "Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit (Registers|Shared)|Stall|Warp Cycles Per Issued|Issued Warp|L2 Hit|Mem Busy" \
+        "$out/ncu-$k-$1-$2.txt" | sed 's/^ *//' | cut -c1-120 | head -30
+    done
+  done | tee -a "$out/bench.txt"
 fi
 if want ncu; then  # one launch of each kernel under study, with ncu's main sections
   sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis"

@@ -149,7 +149,8 @@ TEST_P(HeatGroups, SeveralBlockGroupsMatchTheReference) {
 INSTANTIATE_TEST_SUITE_P(StreamingKernels, HeatGroups, ::testing::ValuesIn([] {
     std::vector<std::string> k{"planes", "vec", "async"};
     const auto all = kernel_names(Backend::cuda, "heat3d");
-    if (std::find(all.begin(), all.end(), "tma") != all.end()) k.push_back("tma");
+    for (const char* t : {"tma", "tmasync"})
+        if (std::find(all.begin(), all.end(), t) != all.end()) k.push_back(t);
     return k;
 }()));
 
@@ -168,12 +169,18 @@ void tma_equals_async(HeatStencil s, int nx, int ny, int nz, int chunk) {
     const auto state = test::state_of("u", init);
     auto planes = make_engine<T>(Heat3dProblem(p), Backend::cuda, EngineOptions{"planes", false}, &state);
     auto async = make_engine<T>(Heat3dProblem(p), Backend::cuda, EngineOptions{"async", false, chunk}, &state);
-    auto tma = make_engine<T>(Heat3dProblem(p), Backend::cuda, EngineOptions{"tma", false, chunk}, &state);
-    for (auto* e : {planes.get(), async.get(), tma.get()}) e->advance(5);
-    const auto a = async->field("u"), b = tma->field("u"), c = planes->field("u");
-    EXPECT_TRUE(test::bitwise_equal(a, b)) << to_string(s) << " " << nx << "x" << ny << "x" << nz << " chunk " << chunk
-                                           << ": " << max_relative_error(b, a);
-    EXPECT_TRUE(test::bitwise_equal(c, b)) << to_string(s) << " " << nx << "x" << ny << "x" << nz << " against planes";
+    planes->advance(5);
+    async->advance(5);
+    const auto a = async->field("u"), c = planes->field("u");
+    for (const char* kernel : {"tma", "tmasync"}) {
+        auto tma = make_engine<T>(Heat3dProblem(p), Backend::cuda, EngineOptions{kernel, false, chunk}, &state);
+        tma->advance(5);
+        const auto b = tma->field("u");
+        EXPECT_TRUE(test::bitwise_equal(a, b)) << kernel << " " << to_string(s) << " " << nx << "x" << ny << "x" << nz
+                                               << " chunk " << chunk << ": " << max_relative_error(b, a);
+        EXPECT_TRUE(test::bitwise_equal(c, b)) << kernel << " " << to_string(s) << " " << nx << "x" << ny << "x" << nz
+                                               << " against planes";
+    }
 }
 TEST(Tma, BitwiseEqualToAsyncAndPlanes) {
     REQUIRE_GPU();

@@ -169,7 +169,7 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
-template <class Model, int BX, int BY, int M, int V, int S>
+template <class Model, int BX, int BY, int M, int V, int S, bool Ws>
 void launch_tma3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                   cudaStream_t s) {
     using T = typename Model::value_type;
@@ -181,10 +181,11 @@ void launch_tma3d(const Model& m, const typename Model::Fields& f, const DevGrid
     static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");
     const CUtensorMap& in = interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, int(sizeof(T)), Tile::TXP, Tile::TY);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
-    constexpr auto kernel = tma3d<Model, BX, BY, M, V, S>;
+    constexpr auto kernel = tma3d<Model, BX, BY, M, V, S, Ws>;
+    constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
-    const int rows = group_rows<kernel>(nbx, BX * (BY + 1), smem);
-    kernel<<<nbx * nby * nbz, dim3(BX, BY + 1), smem, s>>>(m, f, g, planes, rows, in);
+    const int rows = group_rows<kernel>(nbx, BX * threads_y, smem);
+    kernel<<<nbx * nby * nbz, dim3(BX, threads_y), smem, s>>>(m, f, g, planes, rows, in);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
@@ -383,7 +384,9 @@ std::vector<Strategy<Model>> radius1_strategies() {
 #ifdef STRATA_CUDA_TMA
         // async's tile and ring (32 x 8 threads of 2 rows x V cells, 4 stages), loaded by the TMA.
         static_assert(Model::zero_ghosts && !Model::mirror, "the radius-1 3D models have zero ghosts");
-        out.push_back({std::string(kStrategies3d[9].name), launch_tma3d<Model, 32, 8, 2, V, 4>, kStrategies3d[9].chunked});
+        out.push_back({std::string(kStrategies3d[9].name), launch_tma3d<Model, 32, 8, 2, V, 4, true>, kStrategies3d[9].chunked});
+        out.push_back({std::string(kStrategies3d[10].name), launch_tma3d<Model, 32, 8, 2, V, 4, false>,
+                       kStrategies3d[10].chunked});
 #endif
     }
     return out;

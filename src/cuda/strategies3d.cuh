@@ -439,14 +439,16 @@ __global__ void __launch_bounds__(BX* BY)
 // sums, release the stage, update plane q-1. The tensor map covers the interior only: the halo
 // at the grid's faces (and the planes -1 and nz) arrive zero-filled, which is the ghost layer of
 // a zero-ghost model, so no ghost sector is read and no thread decides what to load.
+// With Ws false (the A/B's "TMA without warp specialization"), no DMA warp: thread (0, 0) issues
+// the first S planes, then refills each stage between its own planes, once every warp released it.
 template <class Model, int BX, int BY, int M, int V, int S>
 constexpr int tma3d_stage_cells() {  // a stage's elements, 128-byte aligned (TMA's destination rule)
     using T = typename Model::value_type;
     constexpr int cells = PlaneTile<T, false, BX, BY, M, V>::CELLS, align = 128 / int(sizeof(T));
     return (cells + align - 1) / align * align;
 }
-template <class Model, int BX, int BY, int M, int V, int S>
-__global__ void __launch_bounds__(BX*(BY + 1))
+template <class Model, int BX, int BY, int M, int V, int S, bool Ws>
+__global__ void __launch_bounds__(BX*(BY + int(Ws)))
     tma3d(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk, const int rows,
           const __grid_constant__ CUtensorMap in) {
     static_assert(Model::zero_ghosts && !Model::mirror, "TMA's zero fill stands for a zero ghost layer only");
@@ -465,13 +467,19 @@ __global__ void __launch_bounds__(BX*(BY + 1))
 
     if (threadIdx.x == 0 && threadIdx.y == 0) pipe.init(BY);  // BY compute warps release each stage
     __syncthreads();
-    if (threadIdx.y == BY) {  // the DMA warp: one lane issues, the others have nothing to do
-        if (threadIdx.x == 0)
-            for (int i = 0; i < planes; ++i) {
-                pipe.acquire(i, Tile::CELLS * sizeof(T));
-                pipe.copy3d(i, &in, ring + (i % S) * STAGE, xb - Tile::OFF, yb - 1, z0 - 1 + i);
-            }
-        return;  // the copies in flight complete on barriers the compute warps wait for
+    auto issue = [&](int i) {
+        pipe.acquire(i, Tile::CELLS * sizeof(T));
+        pipe.copy3d(i, &in, ring + (i % S) * STAGE, xb - Tile::OFF, yb - 1, z0 - 1 + i);
+    };
+    const bool dma = threadIdx.x == 0 && threadIdx.y == (Ws ? BY : 0);
+    if constexpr (Ws) {
+        if (threadIdx.y == BY) {  // the DMA warp: one lane issues, the others have nothing to do
+            if (dma)
+                for (int i = 0; i < planes; ++i) issue(i);
+            return;  // the copies in flight complete on barriers the compute warps wait for
+        }
+    } else if (dma) {
+        for (int i = 0; i < min(S, planes); ++i) issue(i);
     }
     const Tile t(g, xb, yb);
     Sums below[M][V], at[M][V], above[M][V];
@@ -482,6 +490,7 @@ __global__ void __launch_bounds__(BX*(BY + 1))
         pipe.wait(i);
         t.sums(m, ring + (i % S) * STAGE, above);
         pipe.release(i);
+        if (!Ws && dma && i + S < planes) issue(i + S);  // waits for every warp to release plane i
         if (q >= z0 + 1) t.store(m, f, g, q - 1, below, at, above, p);
         shift_queue(below, at, above);
     }

@@ -23,7 +23,7 @@ inline constexpr std::array<StrategyDoc, 6> kStrategies2d{{
      true},
 }};
 
-inline constexpr std::array<StrategyDoc, 10> kStrategies3d{{
+inline constexpr std::array<StrategyDoc, 11> kStrategies3d{{
     {"naive", "one thread per cell, neighbours from global memory (32x4x2 blocks)"},
     {"smem", "a 32x4x4 brick and its halo in shared memory"},
     {"planes", "2.5D: 32x8 tiles march along z, plane sums in a register queue", true},
@@ -36,6 +36,8 @@ inline constexpr std::array<StrategyDoc, 10> kStrategies3d{{
     {"temporal", "--depth K steps per pass: 64x32 overlapped tiles stream along z, K levels pipelined", true, true},
     {"tma", "async's tiles copied by the TMA: a DMA warp fills a 4-stage ring, 8 compute warps (sm_90)", true, false,
      true},
+    {"tmasync", "tma without warp specialization: a compute thread refills each stage once all warps are done (sm_90)",
+     true, false, true},
 }};
 
 // The radius-4 wave model (wave_strategies.cuh).
