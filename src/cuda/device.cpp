@@ -60,7 +60,7 @@ std::string kernel_left_out(int dims, int radius, std::string_view name) {
         for (const auto& d : docs)
             if (d.name == name && !built(d))
                 return "the " + std::string(name) + " kernel needs sm_90 (Hopper's Tensor Memory Accelerator), and this " +
-                       "build is also for sm_" STRATA_CUDA_ARCHS " (build with -DCMAKE_CUDA_ARCHITECTURES=90 for it)";
+                       "build includes sm_" STRATA_CUDA_ARCHS " (build with -DCMAKE_CUDA_ARCHITECTURES=90 for it)";
         return std::string();
     });
 }
