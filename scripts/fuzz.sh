@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=build-fuzz
-targets=(checkpoint vti velocity receivers cli)
+targets=(checkpoint vti velocity receivers cli stencil)
 
 scripts/setup.sh clang libclang-rt-dev libomp-dev
 mkdir -p $build

@@ -1,0 +1,18 @@
+// The stencil language's front end: any bytes must give a checked Spec or a UsageError, and a
+// Spec's initial values and derived figures must be computable.
+#include <cstdint>
+#include <string>
+
+#include "strata/stencil.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    try {
+        const strata::stencil::Spec s = strata::stencil::parse(std::string(reinterpret_cast<const char*>(data), size));
+        const double at[3] = {0.25, 0.5, 0.75};
+        for (const auto& f : s.fields)
+            if (f.initial) (void)strata::stencil::evaluate(*f.initial, s, at);
+        (void)s.radius(), (void)s.star(), (void)s.flops_per_cell(), (void)s.min_values_per_cell();
+    } catch (const strata::UsageError&) {
+    }
+    return 0;
+}

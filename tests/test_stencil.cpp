@@ -1,0 +1,183 @@
+// The stencil language's front end: the shipped examples parse into what they say, what the
+// engines derive from them (radius, shape, flops, bytes), initial values, param overrides, and
+// every error a user can make, each with its file, line, column and caret.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "strata/stencil.hpp"
+
+namespace strata::stencil {
+namespace {
+
+const std::string kExamples = STRATA_SOURCE_DIR "/examples/stencils/";
+
+TEST(Stencil, GrayScottParsesIntoItsFieldsParamsAndUpdates) {
+    const Spec s = parse_file(kExamples + "gray-scott.stencil");
+    EXPECT_EQ(s.dims, 2);
+    ASSERT_EQ(s.fields.size(), 2u);
+    EXPECT_EQ(s.fields[0].name, "u");
+    EXPECT_EQ(s.fields[1].name, "v");
+    EXPECT_EQ(s.params.size(), 5u);
+    EXPECT_EQ(*s.param("F"), 0.035);
+    EXPECT_EQ(s.boundary, Boundary::periodic);
+    ASSERT_EQ(s.updates.size(), 2u);
+    EXPECT_EQ(s.updates[1].field, "v");
+    EXPECT_EQ(s.updates[1].at.line, 8);
+    EXPECT_EQ(s.radius(), 1);
+    EXPECT_TRUE(s.star());
+    const auto reach = s.reach();
+    EXPECT_EQ(reach.at("u").radius, 1);
+    EXPECT_EQ(reach.at("v").radius, 1);
+    // Each update: 9 binary operations and a lap (4 in 2D).
+    EXPECT_EQ(s.flops_per_cell(), 26);
+    EXPECT_EQ(s.min_values_per_cell(), 4);
+}
+
+TEST(Stencil, ExplicitOffsetsGiveRadiusAndShape) {
+    const Spec s = parse_file(kExamples + "variable-wave.stencil");
+    EXPECT_EQ(s.dims, 3);
+    EXPECT_TRUE(s.field("c2dt2")->coefficient);
+    EXPECT_EQ(s.field("c2dt2")->file, "c2dt2.raw");
+    EXPECT_EQ(s.radius(), 2);
+    EXPECT_TRUE(s.star());
+    EXPECT_EQ(s.reach().at("q").radius, 0);
+    EXPECT_EQ(s.min_values_per_cell(), 5);  // p and q read and written, c2dt2 read
+    const Spec box = parse("dims 3\nfield u = 0\nu' = u[1,1,0] + u[0,0,-3]\n");
+    EXPECT_FALSE(box.star());
+    EXPECT_EQ(box.radius(), 3);
+}
+
+TEST(Stencil, InitialValuesAreFunctionsOfPositionAndParams) {
+    const Spec s = parse_file(kExamples + "gray-scott.stencil");
+    const double centre[3] = {0.5, 0.5, 0}, corner[3] = {0.1, 0.1, 0};
+    EXPECT_EQ(evaluate(*s.fields[1].initial, s, centre), 0.25);
+    EXPECT_EQ(evaluate(*s.fields[1].initial, s, corner), 0.0);
+    EXPECT_EQ(evaluate(*s.fields[0].initial, s, corner), 1.0);
+    const Spec p = parse("dims 2\nparam a = 2\nfield u = max(a * x, pow(y, 2)) - -1\nu' = u\n");
+    const double at[3] = {0.25, 0.9, 0};
+    EXPECT_DOUBLE_EQ(evaluate(*p.fields[0].initial, p, at), 0.81 + 1);
+}
+
+TEST(Stencil, ParamsAreOverriddenByName) {
+    Spec s = parse_file(kExamples + "gray-scott.stencil");
+    override_params(s, "F=0.04,k=0.06");
+    EXPECT_EQ(*s.param("F"), 0.04);
+    EXPECT_EQ(*s.param("k"), 0.06);
+    EXPECT_EQ(*s.param("Du"), 0.16);
+    try {
+        override_params(s, "G=1");
+        FAIL() << "an unknown param";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("has no param 'G' (it has Du, Dv, F, k, dt)"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(override_params(s, "F=abc"), UsageError);
+    EXPECT_THROW(override_params(s, "F"), UsageError);
+    EXPECT_THROW(override_params(s, "F=1e999"), UsageError);
+}
+
+// A later update reads an earlier one's new value where the cell is (apf's reaction after its
+// diffusion): allowed; at an offset, or before that update: refused (the next test).
+TEST(Stencil, NewValuesAreReadPointwiseAfterTheirUpdate) {
+    const Spec s = parse("dims 2\nfield e = 0\nfield r = 0\ne' = e + lap(e)\nr' = r + e' * e\n");
+    ASSERT_EQ(s.updates.size(), 2u);
+    const Expr& sum = *s.updates[1].value;
+    ASSERT_EQ(sum.kind, Expr::Kind::binary);
+    EXPECT_TRUE(sum.args[1]->args[0]->updated);
+}
+
+TEST(Stencil, LapSpellsOutAxisByAxis) {
+    const ExprPtr e = expand_lap("u", 2, {});
+    // ((u[-1,0] + u[1,0]) + (u[0,-1] + u[0,1])) - 4 * u[0,0]
+    ASSERT_EQ(e->op, "-");
+    const Expr& sum = *e->args[0];
+    EXPECT_EQ(sum.args[0]->args[0]->offset, (std::vector<int>{-1, 0}));
+    EXPECT_EQ(sum.args[0]->args[1]->offset, (std::vector<int>{1, 0}));
+    EXPECT_EQ(sum.args[1]->args[0]->offset, (std::vector<int>{0, -1}));
+    EXPECT_EQ(e->args[1]->args[0]->value, 4.0);
+    EXPECT_EQ(e->args[1]->args[1]->offset, (std::vector<int>{0, 0}));
+}
+
+struct BadCase {
+    const char* text;
+    const char* where;    // "LINE:COLUMN"
+    const char* message;  // a piece of the message
+};
+class StencilErrors : public ::testing::TestWithParam<BadCase> {};
+TEST_P(StencilErrors, NameTheFileLineAndColumnWithACaret) {
+    const BadCase c = GetParam();
+    try {
+        parse(c.text, "my.stencil");
+        FAIL() << "accepted: " << c.text;
+    } catch (const UsageError& e) {
+        const std::string m = e.what();
+        EXPECT_EQ(m.rfind(std::string("my.stencil:") + c.where + ": ", 0), 0u) << m;
+        EXPECT_NE(m.find(c.message), std::string::npos) << m;
+        // The line itself, then a caret under the column.
+        const std::size_t nl = m.find('\n');
+        ASSERT_NE(nl, std::string::npos) << m;
+        const std::string rest = m.substr(nl + 1), caret = rest.substr(rest.find('\n') + 1);
+        const int column = std::stoi(std::string(c.where).substr(std::string(c.where).find(':') + 1));
+        EXPECT_EQ(caret, std::string(4 + column - 1, ' ') + "^") << m;
+    }
+}
+INSTANTIATE_TEST_SUITE_P(
+    EveryMistake, StencilErrors,
+    ::testing::Values(
+        BadCase{"dims 2\nfield u = 0\nu' = u + w\n", "3:10", "unknown name 'w' (fields: u)"},
+        BadCase{"dims 2\nfield u = 0\nu' = foo(u)\n", "3:6", "unknown function 'foo'"},
+        BadCase{"dims 2\nfield u = 0\nu' = u[1]\n", "3:8", "1 offset in a 2D stencil"},
+        BadCase{"dims 3\nfield u = 0\nu' = u[1,0]\n", "3:8", "2 offsets in a 3D stencil"},
+        BadCase{"dims 2\nfield u = 0\nu' = u[5,0]\n", "3:8", "offset 5 is beyond the largest radius, 4"},
+        BadCase{"dims 2\nfield u = 0\nu' = u[0.5,0]\n", "3:8", "offsets are whole cells"},
+        BadCase{"dims 2\nfield u = 0\nu' = u[0,-3e11]\n", "3:10", "offset -3e+11 is beyond the largest radius"},  // fuzz
+        BadCase{"dims 2\nfield u = 0\nfield v = 1\nu' = v\n", "3:7", "field 'v' is never updated"},
+        BadCase{"dims 2\nfield u = 0\nfield v = 0\nu' = u\nv' = u'[1,0]\n", "5:6", "read at an offset"},
+        BadCase{"dims 2\nfield u = 0\nfield v = 0\nv' = u'\nu' = v\n", "4:6", "no line above updates 'u'"},
+        BadCase{"dims 2\nfield u = 0\nu' = (u + 1\n", "3:12", "expected ')' to close the parenthesis"},
+        BadCase{"dims 2\nfield u = 0\nu' = u +\n", "3:9", "expected a value, found the end of the line"},
+        BadCase{"dims 2\nfield u = 0\nu' = u u\n", "3:8", "unexpected 'u' after the statement"},
+        BadCase{"dims 2\nfield u = 0\nu' = u $ 1\n", "3:8", "unexpected character '$'"},
+        BadCase{"field u = 0\n", "1:1", "`dims 2` or `dims 3` must come first"},
+        BadCase{"dims 4\n", "1:6", "dims must be 2 or 3"},
+        BadCase{"dims 2\nfield u = 0\nu' = u\nu' = 2 * u\n", "4:1", "'u' is updated twice"},
+        BadCase{"dims 2\ncoefficient c = 1\nfield u = 0\nc' = u\nu' = c\n", "4:1", "'c' is a coefficient"},
+        BadCase{"dims 2\nfield u = x + v\n", "2:15", "unknown name 'v'"},
+        BadCase{"dims 2\nfield u = 0\nfield v = u\n", "3:11", "'u' is a field"},
+        BadCase{"dims 2\nfield u = 0\nu' = z\n", "3:6", "'z' in a 2D stencil"},
+        BadCase{"dims 2\nfield u = 0\nu' = min(u)\n", "3:6", "min() takes 2 arguments, not 1"},
+        BadCase{"dims 2\nfield u = 0\nparam u = 1\nu' = u\n", "3:7", "'u' is already a name here"},
+        BadCase{"dims 2\nfield u = 0\nboundary wrap\nu' = u\n", "3:10", "unknown boundary 'wrap'"},
+        BadCase{"dims 2\nfield u = 0\nfield v = 0\nu' = lap(u[1,0])\n", "4:10", "lap() takes a field's name alone"},
+        BadCase{"dims 2\nfield u = file(\"a.raw\nu' = u\n", "2:16", "a string without its closing quote"},
+        BadCase{"dims 2\nfield u = 0\nfor u\n", "3:1", "unknown statement 'for'"},
+        BadCase{"dims 2\nfield u = 0\n", "2:1", "no update"}));
+
+// No input exhausts the stack: nesting and length are bounded per statement.
+TEST(Stencil, DeepNestingAndEndlessExpressionsAreRefused) {
+    const std::string deep = "dims 2\nfield u = 0\nu' = " + std::string(300, '(') + "u" + std::string(300, ')') + "\n";
+    EXPECT_THROW(parse(deep), UsageError);
+    try {
+        parse(deep);
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("nested more than 200 deep"), std::string::npos) << e.what();
+    }
+    std::string sum = "dims 2\nfield u = 0\nu' = u";
+    for (int i = 0; i < 20000; ++i) sum += " + u";
+    try {
+        parse(sum + "\n");
+        FAIL() << "a 40001-node expression";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("too long"), std::string::npos);
+    }
+    std::string fine = "dims 2\nfield u = 0\nu' = " + std::string(150, '(') + "u" + std::string(150, ')');
+    for (int i = 0; i < 5000; ++i) fine += " + u";
+    EXPECT_EQ(parse(fine + "\n").flops_per_cell(), 5000);
+}
+
+TEST(Stencil, AMissingFileIsAClearError) {
+    EXPECT_THROW(parse_file("/nonexistent/my.stencil"), UsageError);
+}
+
+}  // namespace
+}  // namespace strata::stencil
