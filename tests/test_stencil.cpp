@@ -137,6 +137,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"dims 2\nfield u = 0\nu' = (u + 1\n", "3:12", "expected ')' to close the parenthesis"},
         BadCase{"dims 2\nfield u = 0\nu' = u +\n", "3:9", "expected a value, found the end of the line"},
         BadCase{"dims 2\nfield u = 0\nu' = u u\n", "3:8", "unexpected 'u' after the statement"},
+        BadCase{"dims 2\nfield u = 0\nu' = u < 1 < 2\n", "3:12", "unexpected '<' after the statement"},
         BadCase{"dims 2\nfield u = 0\nu' = u $ 1\n", "3:8", "unexpected character '$'"},
         BadCase{"field u = 0\n", "1:1", "`dims 2` or `dims 3` must come first"},
         BadCase{"dims 4\n", "1:6", "dims must be 2 or 3"},

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <sstream>
 
 namespace strata::stencil {
@@ -229,49 +230,25 @@ private:
         return node(std::move(e));
     }
     ExprPtr expression(Context c) { return logical_or(c); }
-    ExprPtr logical_or(Context c) {
-        ExprPtr a = logical_and(c);
-        while (is("||")) {
-            const Where at = here();
-            ++pos_;
-            a = binary("||", at, a, logical_and(c));
-        }
-        return a;
-    }
-    ExprPtr logical_and(Context c) {
-        ExprPtr a = comparison(c);
-        while (is("&&")) {
-            const Where at = here();
-            ++pos_;
-            a = binary("&&", at, a, comparison(c));
-        }
-        return a;
-    }
-    ExprPtr comparison(Context c) {
-        ExprPtr a = sum(c);
-        for (const char* op : {"<=", ">=", "==", "!=", "<", ">"})
-            if (is(op)) {
-                const Where at = here();
-                ++pos_;
-                return binary(op, at, a, sum(c));
-            }
-        return a;
-    }
-    ExprPtr sum(Context c) {
-        ExprPtr a = product(c);
-        while (is("+") || is("-")) {
-            const Where at = here();
-            const std::string op = tokens_[pos_++].text;
-            a = binary(op, at, a, product(c));
-        }
-        return a;
-    }
-    ExprPtr product(Context c) {
-        ExprPtr a = unary(c);
-        while (is("*") || is("/")) {
-            const Where at = here();
-            const std::string op = tokens_[pos_++].text;
-            a = binary(op, at, a, unary(c));
+    // The binary levels, loosest first; each is left-associative over the next one down, but
+    // comparisons, which do not chain (a < b < c is an error: "unexpected '<'").
+    ExprPtr logical_or(Context c) { return left(c, {"||"}, &Parser::logical_and); }
+    ExprPtr logical_and(Context c) { return left(c, {"&&"}, &Parser::comparison); }
+    ExprPtr comparison(Context c) { return left(c, {"<=", ">=", "==", "!=", "<", ">"}, &Parser::sum, false); }
+    ExprPtr sum(Context c) { return left(c, {"+", "-"}, &Parser::product); }
+    ExprPtr product(Context c) { return left(c, {"*", "/"}, &Parser::unary); }
+    ExprPtr left(Context c, std::initializer_list<const char*> ops, ExprPtr (Parser::*next)(Context), bool chain = true) {
+        ExprPtr a = (this->*next)(c);
+        for (bool more = true; more;) {
+            more = false;
+            for (const char* op : ops)
+                if (is(op)) {
+                    const Where at = here();
+                    ++pos_;
+                    a = binary(op, at, a, (this->*next)(c));
+                    more = chain;
+                    break;
+                }
         }
         return a;
     }
