@@ -107,6 +107,7 @@ WisdomEntry wisdom_entry(const TuneResult& r);
 // ~/.cache/strata/wisdom, one file per device identity.
 class Wisdom {
 public:
+    using Entries = std::vector<std::pair<std::string, WisdomEntry>>;
     // The current device's file (Error without a GPU). Problems reading it are warnings on `log`.
     static Wisdom for_device(std::ostream& log);
     // Any file (tests, import/export). `device`: the identity it must name ("" for any).
@@ -116,10 +117,10 @@ public:
     const std::string& device() const { return device_; }
     // The entry for `key`, if any; one whose kernel `valid_kernels` lacks is ignored with a warning.
     std::optional<WisdomEntry> find(const WisdomKey& key, const std::vector<std::string>& valid_kernels) const;
-    const std::vector<std::pair<std::string, WisdomEntry>>& entries() const { return entries_; }
+    const Entries& entries() const { return entries_; }
     // Adds or replaces entries and writes the file: under a lock, merged with the entries on disk
     // now (another run's among them), to PATH.tmp and renamed.
-    void store(const std::vector<std::pair<std::string, WisdomEntry>>& entries);
+    void store(const Entries& entries);
     void store(const WisdomKey& key, const WisdomEntry& e) { store({{key.text(), e}}); }
     // Removes entries whose key starts with `prefix` (all with ""); returns how many.
     int forget(const std::string& prefix);
@@ -127,10 +128,10 @@ public:
     int import(const std::string& file);
 
 private:
-    void load(std::ostream& log);
+    void rewrite(const std::function<Entries(Entries)>& change);
     std::string path_, device_;
     std::ostream* log_;
-    std::vector<std::pair<std::string, WisdomEntry>> entries_;
+    Entries entries_;
 };
 
 // The current GPU's identity for wisdom: "NVIDIA H100 80GB HBM3, 132 SMs, 79.2 GiB, driver

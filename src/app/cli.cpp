@@ -233,8 +233,8 @@ CommandLine::CommandLine() {
     tune->footer(
         "The candidates: every CUDA strategy that fits the problem, with its rows or planes per block\n"
         "(--chunk), steps per pass (--depth) and graph replay on or off. Successive halving: each\n"
-        "measured briefly, the best eighth three times, the best three as the benchmark does (median\n"
-        "of 7 after a warm-up). The winner goes into this GPU's wisdom, which `strata run --backend cuda`\n"
+        "measured for about 20 ms, the best eighth three times, then the best three and the built-in\n"
+        "default seven times each, in turn (the median). The winner goes into this GPU's wisdom, which `strata run --backend cuda`\n"
         "then starts from when no --kernel, --chunk or --depth is given (`strata wisdom show`).\n"
         "Entries are per model, stencil, precision and size class: each side rounded to the nearest\n"
         "half octave, so 500^3 and 512^3 share one.\n\n"
@@ -250,7 +250,9 @@ CommandLine::CommandLine() {
         mc.cmd = tune->add_subcommand(m->name, m->summary);
         mc.add_params();
         mc.cmd->add_option("--precision", mc.precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
-        mc.cmd->add_flag("--exhaustive", mc.exhaustive, "Measure every candidate fully (the tuner's reference)");
+        mc.cmd->add_flag("--exhaustive", mc.exhaustive,
+                         "Measure every candidate (2 repeats), then the best three, the built-in default and the "
+                         "wisdom's choice in turn: the tuner's reference");
         mc.cmd->add_flag("--no-save", mc.no_save, "Print the winner without storing it in the wisdom");
         mc.cmd->add_flag("--quiet", mc.quiet, "No progress line");
     }

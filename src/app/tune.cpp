@@ -347,42 +347,40 @@ std::optional<WisdomEntry> Wisdom::find(const WisdomKey& key, const std::vector<
     return std::nullopt;
 }
 
-void Wisdom::store(const std::vector<std::pair<std::string, WisdomEntry>>& add) {
+// Under the file's lock: what is on disk now (another run may have written since this one read
+// it), changed by `change`, written to PATH.tmp and renamed into place.
+void Wisdom::rewrite(const std::function<Entries(Entries)>& change) {
     std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
     const FileLock lock(path_);
-    // What is on disk now (another run may have written since this one read), then ours over it.
     std::ostringstream quiet;  // said when this object read the file
     std::string why;
-    std::map<std::string, WisdomEntry> merged;
-    for (const auto& [k, e] : read_entries(path_, device_, quiet, why)) merged[k] = e;
-    for (const auto& [k, e] : add) merged[k] = e;
+    entries_ = change(read_entries(path_, device_, quiet, why));
     nlohmann::json j{{"format", "strata-wisdom"}, {"version", kWisdomVersion}, {"device", device_},
                      {"entries", nlohmann::json::object()}};
-    for (const auto& [k, e] : merged) j["entries"][k] = to_json(e);
+    for (const auto& [k, e] : entries_) j["entries"][k] = to_json(e);
     io::AtomicFile f(path_);
     f.write(j.dump(2) + "\n");
     f.commit();
-    entries_.assign(merged.begin(), merged.end());
+}
+
+void Wisdom::store(const Entries& add) {
+    rewrite([&](Entries on_disk) {
+        std::map<std::string, WisdomEntry> merged(on_disk.begin(), on_disk.end());
+        for (const auto& [k, e] : add) merged[k] = e;  // ours over theirs
+        return Entries(merged.begin(), merged.end());
+    });
 }
 
 int Wisdom::forget(const std::string& prefix) {
-    std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
-    const FileLock lock(path_);
-    std::ostringstream quiet;
-    std::string why;
-    std::vector<std::pair<std::string, WisdomEntry>> kept;
     int removed = 0;
-    for (auto& [k, e] : read_entries(path_, device_, quiet, why)) {
-        if (k.rfind(prefix, 0) == 0 && (prefix.empty() || k.size() == prefix.size() || k[prefix.size()] == ' ')) ++removed;
-        else kept.emplace_back(k, e);
-    }
-    nlohmann::json j{{"format", "strata-wisdom"}, {"version", kWisdomVersion}, {"device", device_},
-                     {"entries", nlohmann::json::object()}};
-    for (const auto& [k, e] : kept) j["entries"][k] = to_json(e);
-    io::AtomicFile f(path_);
-    f.write(j.dump(2) + "\n");
-    f.commit();
-    entries_ = kept;
+    rewrite([&](Entries on_disk) {
+        Entries kept;
+        for (auto& [k, e] : on_disk) {
+            if (k.rfind(prefix, 0) == 0 && (prefix.empty() || k.size() == prefix.size() || k[prefix.size()] == ' ')) ++removed;
+            else kept.emplace_back(k, e);
+        }
+        return kept;
+    });
     return removed;
 }
 

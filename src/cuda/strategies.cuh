@@ -176,7 +176,7 @@ void launch_tma3d(const Model& m, const typename Model::Fields& f, const DevGrid
     using Tile = PlaneTile<T, false, BX, BY, M, V>;
     if (!device_has_tma())
         throw UsageError("the tma kernel needs a GPU with a Tensor Memory Accelerator (sm_90, Hopper, or later)");
-    constexpr std::size_t smem = std::size_t(S) * tma3d_stage_cells<Model, BX, BY, M, V, S>() * sizeof(T) +
+    constexpr std::size_t smem = std::size_t(S) * tma3d_stage_cells<Model, BX, BY, M, V>() * sizeof(T) +
                                  sizeof(TmaRing<S>);
     static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");
     const CUtensorMap& in = interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, int(sizeof(T)), Tile::TXP, Tile::TY);

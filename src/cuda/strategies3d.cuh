@@ -441,7 +441,7 @@ __global__ void __launch_bounds__(BX* BY)
 // a zero-ghost model, so no ghost sector is read and no thread decides what to load.
 // With Ws false (the A/B's "TMA without warp specialization"), no DMA warp: thread (0, 0) issues
 // the first S planes, then refills each stage between its own planes, once every warp released it.
-template <class Model, int BX, int BY, int M, int V, int S>
+template <class Model, int BX, int BY, int M, int V>
 constexpr int tma3d_stage_cells() {  // a stage's elements, 128-byte aligned (TMA's destination rule)
     using T = typename Model::value_type;
     constexpr int cells = PlaneTile<T, false, BX, BY, M, V>::CELLS, align = 128 / int(sizeof(T));
@@ -455,7 +455,7 @@ __global__ void __launch_bounds__(BX*(BY + int(Ws)))
     using T = typename Model::value_type;
     using Tile = PlaneTile<T, false, BX, BY, M, V>;
     using Sums = PlaneSums<T>;
-    constexpr int STAGE = tma3d_stage_cells<Model, BX, BY, M, V, S>();
+    constexpr int STAGE = tma3d_stage_cells<Model, BX, BY, M, V>();
     extern __shared__ __align__(128) unsigned char smem_raw[];
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of STAGE elements, then the barriers
     TmaRing<S>& pipe = *reinterpret_cast<TmaRing<S>*>(smem_raw + S * STAGE * sizeof(T));
