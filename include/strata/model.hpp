@@ -70,6 +70,7 @@ class Observables {
 public:
     Observables() = default;
     Observables(std::initializer_list<std::pair<std::string, double>> v) : values_(v) {}
+    explicit Observables(std::vector<std::pair<std::string, double>> v) : values_(std::move(v)) {}
     double operator[](std::string_view name) const;  // Error when the model has no such figure
     const std::vector<std::pair<std::string, double>>& all() const { return values_; }
 

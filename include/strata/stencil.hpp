@@ -69,6 +69,7 @@ struct Reach {
 
 struct Spec {
     std::string path;  // for messages
+    std::string text;  // the file's text: for messages, and what a generated model is keyed by
     int dims = 0;
     std::vector<FieldDef> fields;  // in declaration order
     std::vector<std::pair<std::string, double>> params;
@@ -89,6 +90,10 @@ struct Spec {
     // coefficient read once (times the precision's bytes).
     int min_values_per_cell() const;
 };
+
+// The UsageError for a mistake at `at`: "FILE:LINE:COL: message", the line and a caret under the
+// column (what the parser throws, for the checks that come after it: code generation's).
+UsageError error_at(const Spec& spec, Where at, const std::string& message);
 
 // Parses and checks `text` (named `path` in messages).
 Spec parse(const std::string& text, const std::string& path = "<stencil>");

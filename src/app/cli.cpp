@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "bench.hpp"
+#include "stencil/build.hpp"
 #include "info.hpp"
 #include "tune_command.hpp"
 #include "strata/core/error.hpp"
@@ -180,8 +181,10 @@ struct CommandLine {
     app::BenchOptions bench;
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
                 bench_graphs = "on";
-    CLI::App *bench_cmd = nullptr, *render_cmd = nullptr, *info_cmd = nullptr, *probe_cmd = nullptr;
+    CLI::App *bench_cmd = nullptr, *render_cmd = nullptr, *info_cmd = nullptr, *probe_cmd = nullptr,
+             *show_cmd = nullptr;
     CLI::Option* stencil_opt = nullptr;
+    std::string show_file;
     std::string render_file, render_png_path, render_slice = "z";
     std::vector<double> render_range{0.0, 1.0};
 
@@ -321,6 +324,14 @@ CommandLine::CommandLine() {
         ->expected(2)
         ->capture_default_str();
 
+    show_cmd = app.add_subcommand("show", "Print the model generated from a stencil file, and how it is compiled");
+    show_cmd->footer(
+        "The source that `strata run FILE.stencil` compiles (once: the cache keeps it) into the engines'\n"
+        "model functor; every backend and strategy runs that code. docs/stencil-language.md has the language.\n\n"
+        "Example:\n"
+        "  strata show examples/stencils/heat2d.stencil");
+    show_cmd->add_option("file", show_file, "A .stencil file")->required();
+
     info_cmd = app.add_subcommand("info", "Describe this build and the GPUs it sees");
     probe_cmd = app.add_subcommand(
         "probe", "Measure the GPU's copy and host<->device bandwidth and cache it for the reports");
@@ -328,10 +339,22 @@ CommandLine::CommandLine() {
 
 }  // namespace
 
+// `strata run FILE.stencil ...`, `strata tune FILE.stencil ...`: the file's model is compiled (or
+// found in the cache) and registered before the command line is built, so that it has its
+// subcommand with its options like a built-in model; the path becomes the model's name.
+std::vector<const char*> load_stencil_models(int argc, const char* const* argv) {
+    std::vector<const char*> args(argv, argv + argc);
+    if (argc > 2 && (std::string_view(argv[1]) == "run" || std::string_view(argv[1]) == "tune") &&
+        stencil::is_stencil_path(argv[2]))
+        args[2] = find_model(argv[2]).name.c_str();
+    return args;
+}
+
 std::optional<RunOptions> parse_run_command(int argc, const char* const* argv) {
+    const std::vector<const char*> args = load_stencil_models(argc, argv);
     CommandLine c;
     try {
-        c.parse(argc, argv);
+        c.parse(argc, args.data());
     } catch (const CLI::Success&) {
         return std::nullopt;
     }
@@ -340,9 +363,19 @@ std::optional<RunOptions> parse_run_command(int argc, const char* const* argv) {
 }
 
 int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err, bool out_is_terminal) {
+    std::vector<const char*> args;
+    try {
+        args = load_stencil_models(argc, argv);
+    } catch (const UsageError& e) {
+        err << "strata: error: " << e.what() << '\n';
+        return 2;
+    } catch (const std::exception& e) {
+        err << "strata: error: " << e.what() << '\n';
+        return 1;
+    }
     CommandLine c;
     try {
-        c.parse(argc, argv);
+        c.parse(argc, args.data());
         if (const ModelCommand* mc = c.run_command()) {
             const RunOptions o = mc->options(out_is_terminal);
             if (o.kernel == "list") {
@@ -389,6 +422,8 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             const std::string png = render_png(c.render_file, c.render_png_path, c.render_slice[0],
                                                c.render_range[0], c.render_range[1]);
             out << "wrote " << png << '\n';
+        } else if (*c.show_cmd) {
+            out << stencil::show(c.show_file);
         } else if (*c.info_cmd) {
             app::print_info(out);
         } else if (*c.probe_cmd) {

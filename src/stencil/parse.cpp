@@ -20,6 +20,26 @@ constexpr int kMaxRadius = 4;
 // Bounds on a statement's tree, so that no input, however long or nested, exhausts the stack of
 // the parser or of what walks the tree later.
 constexpr int kMaxNesting = 200, kMaxNodes = 20000;
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) {
+        if (!l.empty() && l.back() == '\r') l.pop_back();
+        lines.push_back(l);
+    }
+    return lines;
+}
+
+UsageError located(const std::string& path, const std::vector<std::string>& lines, Where at,
+                   const std::string& message) {
+    std::string text = path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " + message;
+    if (at.line >= 1 && at.line <= int(lines.size())) {
+        const std::string& l = lines[at.line - 1];
+        text += "\n    " + l + "\n    " + std::string(std::size_t(std::max(at.column - 1, 0)), ' ') + "^";
+    }
+    return UsageError(text);
+}
+
 Expr make(Expr::Kind kind, Where at) {
     Expr e;
     e.kind = kind;
@@ -60,12 +80,7 @@ public:
 
 private:
     [[noreturn]] void fail(Where at, const std::string& message) const {
-        std::string text = spec_.path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " + message;
-        if (at.line >= 1 && at.line <= int(lines_.size())) {
-            const std::string& l = lines_[at.line - 1];
-            text += "\n    " + l + "\n    " + std::string(std::size_t(std::max(at.column - 1, 0)), ' ') + "^";
-        }
-        throw UsageError(text);
+        throw located(spec_.path, lines_, at, message);
     }
     Where here() const { return {line_, tokens_[pos_].column}; }
     const Token& peek() const { return tokens_[pos_]; }
@@ -443,14 +458,13 @@ int Spec::min_values_per_cell() const {
 Spec parse(const std::string& text, const std::string& path) {
     Spec spec;
     spec.path = path;
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);) {
-        if (!l.empty() && l.back() == '\r') l.pop_back();
-        lines.push_back(l);
-    }
-    Parser(spec, std::move(lines)).run();
+    spec.text = text;
+    Parser(spec, split_lines(text)).run();
     return spec;
+}
+
+UsageError error_at(const Spec& spec, Where at, const std::string& message) {
+    return located(spec.path, split_lines(spec.text), at, message);
 }
 
 Spec parse_file(const std::string& path) {

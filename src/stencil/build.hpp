@@ -1,0 +1,38 @@
+#pragma once
+// A stencil file made into a registered model at run time: its generated source (codegen.hpp)
+// compiled with this build's compiler and the engines' headers (which travel inside the binary)
+// into a shared object, cached on disk, loaded, registered (build.cpp).
+#include <string>
+#include <string_view>
+
+#include "strata/problem.hpp"
+
+namespace strata::stencil {
+
+// Whether a model name is a stencil file's path (it ends with ".stencil").
+bool is_stencil_path(std::string_view name);
+
+// The model of the stencil file at `path`, registered (models(), find_model()) under the file's
+// stem ("barkley" for examples/barkley.stencil), or its name where a model has that stem:
+// from the cache when the same source was compiled before by the same compiler and Strata, else
+// compiled now (seconds; a line on stderr says so). Loading the same path again returns the same
+// model. UsageError for a file with mistakes or one the engines cannot take yet (file, line,
+// column); Error when the compiler fails, naming the generated file (kept) and its log.
+const ModelInfo& load_model(const std::string& path);
+
+// What the last load_model did, for the benchmarks' compile-time and start-up rows.
+struct LoadStats {
+    bool compiled = false;  // false: the cache had it
+    double seconds = 0;     // generating, compiling (if it did) and loading
+    std::string object;     // the shared object's path
+};
+LoadStats last_load();
+
+// The generated source and the command that compiles it (`strata show FILE`).
+std::string show(const std::string& path);
+
+// $STRATA_CACHE_DIR, else $XDG_CACHE_HOME/strata, else ~/.cache/strata; compiled models go into its
+// kernels/ directory.
+std::string cache_dir();
+
+}  // namespace strata::stencil

@@ -1,0 +1,299 @@
+// A stencil file's model as C++ (codegen.hpp): the kernel functor with the interface of the
+// built-in models (models/heat2d.hpp, models/aliev_panfilov.hpp), so that one set of strategy
+// templates serves both, and the generated Problem class around it.
+//
+// Which stencils the engines take so far: 2D, one field read through its radius-1 star
+// neighbourhood, at most one more field read and written only at the cell (apf's R: the
+// strategies' pointwise state), the zero or the mirror boundary. That is the 2D strategies' model
+// interface, every strategy included (temporal too). The rest (3D, several fields read through
+// neighbourhoods, coefficient fields, periodic and fixed boundaries) is refused where the file asks
+// for it.
+#include "stencil/codegen.hpp"
+
+#include <cstdio>
+#include <functional>
+#include <initializer_list>
+#include <sstream>
+
+namespace strata::stencil {
+
+namespace {
+
+// Where the statement starting with `keyword` is (the first line), for messages about it.
+Where statement_at(const Spec& spec, const std::string& keyword) {
+    std::istringstream in(spec.text);
+    int line = 0;
+    for (std::string l; std::getline(in, l);) {
+        ++line;
+        const std::size_t b = l.find_first_not_of(" \t");
+        if (b != std::string::npos && l.compare(b, keyword.size(), keyword) == 0) return {line, int(b) + 1};
+    }
+    return {1, 1};
+}
+
+void walk(const Expr& e, const std::function<void(const Expr&)>& f) {
+    f(e);
+    for (const ExprPtr& a : e.args) walk(*a, f);
+}
+
+bool at_offset(const Expr& e) {
+    if (e.kind == Expr::Kind::call && e.name == "lap") return true;
+    if (e.kind != Expr::Kind::field) return false;
+    for (int d : e.offset)
+        if (d != 0) return true;
+    return false;
+}
+
+// The field a read at an offset reads (lap's argument for lap).
+const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::call ? e.args[0]->name : e.name; }
+
+// The generated model's fields: the one read through the neighbourhood first (the strategies'
+// `in`/`out`), then the pointwise one.
+struct Layout {
+    const FieldDef* stencil = nullptr;
+    const FieldDef* state = nullptr;
+    int index(const std::string& name) const { return name == stencil->name ? 0 : 1; }
+};
+
+Layout plan(const Spec& spec) {
+    const std::string supported =
+        " (generated models take, so far: 2D, one field read through a radius-1 star neighbourhood, at most "
+        "one more read and written at its cell only, and the zero or mirror boundary)";
+    if (spec.dims != 2)
+        throw error_at(spec, statement_at(spec, "dims"), "3D stencil files parse and check, but cannot run yet" + supported);
+    Layout l;
+    for (const Update& u : spec.updates)
+        walk(*u.value, [&](const Expr& e) {
+            if (e.kind == Expr::Kind::coordinate)
+                throw error_at(spec, e.at, "an update that depends on the position cannot run yet" + supported);
+            if (!at_offset(e)) return;
+            const FieldDef* f = spec.field(offset_field(e));
+            if (l.stencil && l.stencil != f)
+                throw error_at(spec, e.at,
+                               "'" + l.stencil->name + "' and '" + f->name +
+                                   "' are both read at offsets: several fields read through neighbourhoods cannot run "
+                                   "yet" + supported);
+            l.stencil = f;
+            const bool star = e.kind == Expr::Kind::call || [&] {
+                int axes = 0;
+                for (int d : e.offset) axes += d != 0;
+                return axes <= 1;
+            }();
+            bool wide = false;
+            for (int d : e.offset) wide = wide || d > 1 || d < -1;
+            if (wide || !star)
+                throw error_at(spec, e.at,
+                               std::string(wide ? "an offset beyond radius 1" : "a diagonal offset (a box stencil)") +
+                                   " cannot run yet" + supported);
+        });
+    if (spec.boundary != Boundary::zero && spec.boundary != Boundary::mirror)
+        throw error_at(spec, statement_at(spec, "boundary"), "this boundary cannot run yet" + supported);
+    for (const FieldDef& f : spec.fields) {
+        if (f.coefficient) throw error_at(spec, f.at, "coefficient fields cannot run yet" + supported);
+        if (!f.file.empty()) throw error_at(spec, f.at, "initial values from a file cannot run yet" + supported);
+    }
+    for (const FieldDef& f : spec.fields) {
+        if (l.stencil == &f) continue;
+        if (!l.stencil) {  // no neighbourhood at all: the first field takes the strategies' stencil role
+            l.stencil = &f;
+            continue;
+        }
+        if (l.state) throw error_at(spec, f.at, "a third field cannot run yet" + supported);
+        l.state = &f;
+    }
+    return l;
+}
+
+// Concatenation in one buffer (and clear of g++ 12's false -Wrestrict on chains of operator+).
+std::string cat(std::initializer_list<std::string_view> parts) {
+    std::string s;
+    for (std::string_view p : parts) s += p;
+    return s;
+}
+
+std::string number(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+// An expression as C++ of type `T` (the kernel) or double (`initial`: the initial values).
+class Emitter {
+public:
+    Emitter(const Spec& spec, const Layout* layout) : spec_(spec), layout_(layout) {}
+
+    std::string operator()(const Expr& e) const {
+        auto arg = [&](int i) { return (*this)(*e.args[std::size_t(i)]); };
+        const std::string t = layout_ ? "T" : "double";
+        switch (e.kind) {
+            case Expr::Kind::number: return cat({t, "(", number(e.value), ")"});
+            case Expr::Kind::param:
+                return layout_ ? cat({"p_", e.name}) : cat({"p[", std::to_string(param_index(e.name)), "]"});
+            case Expr::Kind::coordinate: return e.name;  // initial values only (plan() refuses them in updates)
+            case Expr::Kind::field:
+                if (e.updated) return cat({"n_", e.name});
+                if (e.name != layout_->stencil->name) return cat({"s_", e.name});
+                return cat({"nb(", std::to_string(e.offset[0]), ", ", std::to_string(e.offset[1]), ")"});
+            case Expr::Kind::unary:
+                return e.op == "-" ? cat({"(-", arg(0), ")"}) : cat({t, "(", arg(0), " == ", t, "(0))"});
+            case Expr::Kind::binary: {
+                const std::string& op = e.op;
+                if (op == "+" || op == "-" || op == "*" || op == "/") return cat({"(", arg(0), " ", op, " ", arg(1), ")"});
+                if (op == "&&" || op == "||")
+                    return cat({t, "((", arg(0), " != ", t, "(0)) ", op, " (", arg(1), " != ", t, "(0)))"});
+                return cat({t, "(", arg(0), " ", op, " ", arg(1), ")"});  // a comparison: 1 or 0
+            }
+            case Expr::Kind::call:
+                if (e.name == "lap") return (*this)(*expand_lap(e.args[0]->name, spec_.dims, e.at));
+                if (e.args.size() == 2) return cat({"fn::", e.name, "(", arg(0), ", ", arg(1), ")"});
+                return cat({"fn::", e.name, "(", arg(0), ")"});
+        }
+        return "";
+    }
+
+private:
+    int param_index(const std::string& name) const {
+        for (std::size_t i = 0; i < spec_.params.size(); ++i)
+            if (spec_.params[i].first == name) return int(i);
+        return -1;  // the parser resolved every name
+    }
+    const Spec& spec_;
+    const Layout* layout_;  // null: initial values (params from an array, no fields)
+};
+
+}  // namespace
+
+std::string generate_model(const Spec& spec, const std::string& symbol) {
+    const Layout l = plan(spec);
+    const Emitter kernel(spec, &l), initial(spec, nullptr);
+    const std::string S = l.stencil->name;
+    const bool point = l.state != nullptr;
+    const int nf = point ? 2 : 1;
+    std::ostringstream o;
+
+    o << "// Generated by strata from " << spec.path << ": `strata show " << spec.path << "` prints it.\n"
+      << "// The model's kernel functor has the interface of the built-in 2D models (models/heat2d.hpp,\n"
+      << "// models/aliev_panfilov.hpp), so every 2D strategy takes it. The stencil file:\n//\n";
+    std::istringstream text(spec.text);
+    for (std::string line; std::getline(text, line);) o << "//   " << line << "\n";
+    o << "\n#include \"core/register.hpp\"\n#include \"stencil/model.hpp\"\n#ifdef STRATA_HAVE_CUDA\n"
+      << "#include \"cuda/engine.cuh\"\n#endif\n\nnamespace strata::stencil::" << symbol << " {\n\n";
+
+    // The kernel functor.
+    o << "template <class T>\nstruct Kernel {\n"
+      << "    using value_type = T;\n"
+      << "    static constexpr int dims = 2;\n"
+      << "    static constexpr int radius = 1;\n"
+      << "    static constexpr int stencil_points = 5;\n"
+      << "    static constexpr bool mirror = " << (spec.boundary == Boundary::mirror ? "true" : "false") << ";\n"
+      << "    static constexpr bool star = true;\n"
+      << "    static constexpr bool zero_ghosts = " << (spec.boundary == Boundary::zero ? "true" : "false") << ";\n"
+      << "    static constexpr int flops_per_cell = " << spec.flops_per_cell() << ";\n"
+      << "    static constexpr int min_bytes_per_cell = " << spec.min_values_per_cell() << " * int(sizeof(T));\n\n";
+    if (point)
+        o << "    struct Fields {\n        const T* in;  // " << S << " now\n        T* out;       // " << S
+          << " next\n        T* s;         // " << l.state->name << ", in place\n    };\n    using Point = T;\n\n";
+    else
+        o << "    struct Fields {\n        const T* in;  // " << S << " now\n        T* out;       // " << S
+          << " next\n    };\n    struct Point {};\n\n";
+    for (const auto& [name, value] : spec.params) o << "    T p_" << name << ";\n";
+    o << "\n    explicit Kernel(const double* p)";
+    for (std::size_t i = 0; i < spec.params.size(); ++i)
+        o << (i ? ", " : " : ") << "p_" << spec.params[i].first << "(T(p[" << i << "]))";
+    o << " { (void)p; }\n\n";
+    o << "    STRATA_HD static Fields bind(const FieldPtrs<T, " << nf << ">& b) { return {b.in[0], b.out[0]"
+      << (point ? ", b.out[1]" : "") << "}; }\n";
+    o << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { "
+      << (point ? "return f.s[i]; }\n\n" : "(void)f, (void)i; return {}; }\n\n");
+
+    // The updates, in the file's order, into n_NAME.
+    auto updates = [&](const char* indent) {
+        std::string s;
+        for (const Update& u : spec.updates) s += std::string(indent) + "const T n_" + u.field + " = " + kernel(*u.value) + ";\n";
+        return s;
+    };
+    if (point) {
+        o << "    template <class Nb>\n    STRATA_HD void update(const Nb& nb, T& out, T& s) const {\n"
+          << "        (void)nb;\n        const T s_" << l.state->name << " = s;\n        (void)s_" << l.state->name << ";\n"
+          << updates("        ") << "        out = n_" << S << ";\n        s = n_" << l.state->name << ";\n    }\n"
+          << "    template <class Nb>\n"
+          << "    STRATA_HD void store(const Nb& nb, Point s, const Fields& f, std::int64_t i) const {\n"
+          << "        T out;\n        update(nb, out, s);\n        write(out, s, f, i);\n    }\n"
+          << "    STRATA_HD void write(T out, Point s, const Fields& f, std::int64_t i) const {\n"
+          << "        f.out[i] = out;\n        f.s[i] = s;\n    }\n"
+          << "    template <int V>\n    struct alignas(sizeof(T) * V) Run {\n        T v[V];\n    };\n"
+          << "    STRATA_HD const Point* points(const Fields& f) const { return f.s; }\n"
+          << "    template <int V>\n"
+          << "    STRATA_HD void write_run(const Run<V>& out, const Run<V>& s, const Fields& f, std::int64_t i) const {\n"
+          << "        *reinterpret_cast<Run<V>*>(f.out + i) = out;\n"
+          << "        *reinterpret_cast<Run<V>*>(f.s + i) = s;\n    }\n";
+    } else {
+        o << "    template <class Nb>\n    STRATA_HD T update(const Nb& nb) const {\n        (void)nb;\n"
+          << updates("        ") << "        return n_" << S << ";\n    }\n"
+          << "    template <class Nb>\n    STRATA_HD void update(const Nb& nb, T& out) const { out = update(nb); }\n"
+          << "    template <class Nb>\n"
+          << "    STRATA_HD void store(const Nb& nb, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(nb); }\n"
+          << "    STRATA_HD void write(T u, const Fields& f, std::int64_t i) const { f.out[i] = u; }\n"
+          << "    template <int V>\n    struct alignas(sizeof(T) * V) Run {\n        T v[V];\n    };\n"
+          << "    template <int V>\n    STRATA_HD void write_run(const Run<V>& u, const Fields& f, std::int64_t i) const {\n"
+          << "        *reinterpret_cast<Run<V>*>(f.out + i) = u;\n    }\n";
+    }
+    o << "};\n\n";
+
+    // The Problem: fields, initial values, reductions, registration.
+    o << "std::shared_ptr<const Spec> g_spec;\nstd::string g_name;\nModelInfo g_info;\n\n"
+      << "class Model final : public StencilProblem {\npublic:\n"
+      << "    static constexpr FieldDecl fields[] = {{\"" << S << "\", FieldRole::stencil, 0, 1}";
+    if (point) o << ", {\"" << l.state->name << "\", FieldRole::state, 0, 1}";
+    o << "};\n"
+      << "    template <class T>\n    using Kernel = " << symbol << "::Kernel<T>;\n"
+      << "    template <class T, class F>\n    decltype(auto) with_kernel(F&& f) const {\n"
+      << "        return f(Kernel<T>(param_values().data()));\n    }\n"
+      << "    template <class T>\n    std::vector<std::pair<std::string, HostField<T>>> coefficients() const {\n"
+      << "        return {};\n    }\n\n";
+    o << "    // x, y in [0, 1]: the cell's centre.\n    struct Initial {\n        double p[" << spec.params.size() + 1
+      << "];\n        int nx, ny;\n"
+      << "        STRATA_HD double operator()(int f, int i, int j, int) const {\n"
+      << "            const double x = (i + 0.5) / nx, y = (j + 0.5) / ny;\n            (void)x, (void)y, (void)p;\n";
+    for (const FieldDef* f : {l.stencil, l.state})
+        if (f) o << "            if (f == " << l.index(f->name) << ") return " << initial(*f->initial) << ";\n";
+    o << "            return 0;\n        }\n    };\n"
+      << "    Initial initial() const {\n        Initial in{};\n"
+      << "        for (std::size_t i = 0; i < param_values().size(); ++i) in.p[i] = param_values()[i];\n"
+      << "        in.nx = extent().nx;\n        in.ny = extent().ny;\n        return in;\n    }\n\n";
+    o << "    // max |f| and the root mean square of each field, in the file's order.\n"
+      << "    using Observer = StencilObserver<" << nf << ">;\n"
+      << "    Observer observer() const { return {{";
+    bool first = true;
+    for (const FieldDef& f : spec.fields) {
+        o << (first ? "" : ", ") << l.index(f.name);
+        first = false;
+    }
+    o << "}, this}; }\n\n"
+      << "    using StencilProblem::StencilProblem;\n    using StencilProblem::describe;\n"
+      << "    static ModelInfo describe() { return describe_stencil(*g_spec, g_name); }\n"
+      << "    static std::unique_ptr<Problem> from_params(const Params& params, std::ostream&) {\n"
+      << "        return std::make_unique<Model>(g_spec, &g_info, stencil_setup(*g_spec, g_info, params));\n    }\n"
+      << "    static std::unique_ptr<Problem> box(const Params& params, int nx, int ny, int nz) {\n"
+      << "        return std::make_unique<Model>(g_spec, &g_info, stencil_box(*g_spec, g_info, params, nx, ny, nz));\n"
+      << "    }\n};\n\n}  // namespace strata::stencil::" << symbol << "\n\n";
+
+    o << "#ifdef STRATA_HAVE_CUDA\nnamespace strata::cuda {\n"
+      << "template std::unique_ptr<TypedEngine<float>> make_engine<stencil::" << symbol
+      << "::Model, float>(const stencil::" << symbol << "::Model&, const EngineOptions&, const State<float>*);\n"
+      << "template std::unique_ptr<TypedEngine<double>> make_engine<stencil::" << symbol
+      << "::Model, double>(const stencil::" << symbol << "::Model&, const EngineOptions&, const State<double>*);\n"
+      << "}  // namespace strata::cuda\n#endif\n\n";
+
+    o << "// The registry's entry (build.cpp): the model under `name`, for the file as parsed.\n"
+      << "extern \"C\" __attribute__((visibility(\"default\"))) const strata::ModelInfo* " << kEntryPoint
+      << "(const strata::stencil::Spec* spec, const char* name) {\n"
+      << "    namespace m = strata::stencil::" << symbol << ";\n"
+      << "    m::g_spec = std::make_shared<const strata::stencil::Spec>(*spec);\n"
+      << "    m::g_name = name;\n"
+      << "    m::g_info = strata::registered_model<m::Model>();\n"
+      << "    return &m::g_info;\n}\n";
+    return o.str();
+}
+
+}  // namespace strata::stencil

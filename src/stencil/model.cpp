@@ -1,0 +1,191 @@
+// The Problem that every model generated from a stencil file shares (stencil/model.hpp).
+#include "stencil/model.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "strata/core/error.hpp"
+#include "strata/engine.hpp"
+#include "strata/report.hpp"
+
+namespace strata::stencil {
+
+namespace {
+
+const char* boundary_name(Boundary b) {
+    switch (b) {
+        case Boundary::zero: return "zero";
+        case Boundary::fixed: return "fixed";
+        case Boundary::periodic: return "periodic";
+        case Boundary::mirror: return "mirror";
+    }
+    return "?";
+}
+
+std::vector<double> param_values(const Spec& spec) {
+    std::vector<double> v;
+    for (const auto& p : spec.params) v.push_back(p.second);
+    return v;
+}
+
+// --params NAME=VALUE,... against the file's params.
+std::vector<double> with_overrides(const Spec& spec, const ParamReader& r) {
+    if (!r.given("params")) return param_values(spec);
+    Spec s = spec;
+    override_params(s, r.text("params"));
+    return param_values(s);
+}
+
+}  // namespace
+
+StencilProblem::StencilProblem(std::shared_ptr<const Spec> spec, const ModelInfo* info, Setup setup)
+    : spec_(std::move(spec)), info_(info), setup_(std::move(setup)) {}
+
+Extent StencilProblem::extent() const {
+    return Extent{setup_.nx, setup_.ny, spec_->dims == 3 ? setup_.nz : 1, std::max(spec_->radius(), 1), spec_->dims};
+}
+
+double StencilProblem::dt() const {
+    for (std::size_t i = 0; i < spec_->params.size(); ++i)
+        if (spec_->params[i].first == "dt") return setup_.params[i];
+    return 1;
+}
+
+std::vector<std::pair<std::string, double>> StencilProblem::fingerprint() const {
+    std::vector<std::pair<std::string, double>> f;
+    for (std::size_t i = 0; i < spec_->params.size(); ++i) f.emplace_back(spec_->params[i].first, setup_.params[i]);
+    return f;
+}
+
+std::string StencilProblem::title() const { return spec_->path + " (a model generated from the stencil file)"; }
+
+std::string StencilProblem::label() const {
+    char buf[160];
+    if (spec_->dims == 2)
+        std::snprintf(buf, sizeof buf, "%s %d x %d", info_->name.c_str(), setup_.nx, setup_.ny);
+    else
+        std::snprintf(buf, sizeof buf, "%s %d x %d x %d", info_->name.c_str(), setup_.nx, setup_.ny, setup_.nz);
+    return buf;
+}
+
+void StencilProblem::describe(Report& r) const {
+    if (spec_->dims == 2)
+        r.line("grid %d x %d, boundary %s, %lld steps",
+               {{"nx", setup_.nx}, {"ny", setup_.ny}, {"boundary", boundary_name(spec_->boundary)}, {"steps", setup_.steps}});
+    else
+        r.line("grid %d x %d x %d, boundary %s, %lld steps",
+               {{"nx", setup_.nx},
+                {"ny", setup_.ny},
+                {"nz", setup_.nz},
+                {"boundary", boundary_name(spec_->boundary)},
+                {"steps", setup_.steps}});
+    std::string params;
+    for (std::size_t i = 0; i < spec_->params.size(); ++i) {
+        char v[64];
+        std::snprintf(v, sizeof v, "%g", setup_.params[i]);
+        params += (i ? ", " : "") + spec_->params[i].first + " = " + v;
+        r.value("param_" + spec_->params[i].first, setup_.params[i]);
+    }
+    if (!params.empty()) r.text("params: " + params + "\n");
+}
+
+Observables StencilProblem::named(const Reduced* red, int count, double cells) const {
+    std::vector<std::pair<std::string, double>> v;
+    int n = 0;
+    for (const FieldDef& f : spec_->fields) {
+        if (f.coefficient || n >= count) continue;
+        v.emplace_back("max_" + f.name, red[n].max_abs);
+        v.emplace_back("rms_" + f.name, std::sqrt(red[n].sum_sq / cells));
+        ++n;
+    }
+    return Observables(std::move(v));
+}
+
+void StencilProblem::report(Engine& e, Report& r) const {
+    const Observables o = e.observables();
+    r.line("End at time: %g, step %lld", {{"t_end", t_end()}, {"", setup_.steps}});
+    for (const FieldDef& f : spec_->fields) {
+        if (f.coefficient) continue;
+        r.line(("max |" + f.name + "|: %.6e, rms " + f.name + ": %.6e").c_str(),
+               {{"max_" + f.name, o["max_" + f.name]}, {"rms_" + f.name, o["rms_" + f.name]}});
+    }
+    r.text("\n");
+}
+
+SnapshotSpec StencilProblem::snapshot_spec() const {
+    // The first field the file updates, on the unit box: cell centres at (i + 1/2) h.
+    std::string field;
+    for (const FieldDef& f : spec_->fields)
+        if (!f.coefficient) {
+            field = f.name;
+            break;
+        }
+    const double h = 1.0 / std::max({setup_.nx, setup_.ny, spec_->dims == 3 ? setup_.nz : 1});
+    const int nz = spec_->dims == 3 ? setup_.nz : 1;
+    return {field, io::VtiGrid{setup_.nx, setup_.ny, nz, h, {h / 2, h / 2, spec_->dims == 3 ? h / 2 : 0}, field},
+            0.0, 1.0};
+}
+
+ModelInfo describe_stencil(const Spec& spec, const std::string& name) {
+    ModelInfo m;
+    m.name = name;
+    m.summary = "the stencil file " + spec.path;
+    std::string params;
+    for (const auto& [p, v] : spec.params) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", v);
+        params += (params.empty() ? "" : ", ") + p + "=" + buf;
+    }
+    m.help = "A model from the stencil file " + spec.path + " (docs/stencil-language.md), generated into the\n" +
+             "engines' model functor and compiled at the first run (cached: ~/.cache/strata/kernels).\n" +
+             (params.empty() ? std::string("It has no params.\n") : "Params: " + params + " (--params NAME=VALUE,...).\n") +
+             "\nExamples:\n  strata run " + spec.path + " -n 512 --steps 1000\n  strata run " + spec.path +
+             " --backend cuda --kernel list\n  strata show " + spec.path + "   # the generated model";
+    m.precision = Precision::fp64;
+    const std::string side = spec.dims == 2 ? "256" : "64";
+    m.params = {
+        {"-n", "n", ParamKind::integer, side, "Cells per side (the grid is n^" + std::to_string(spec.dims) + ")"},
+        {"--nx", "nx", ParamKind::integer, "0", "Cells along x (0: n)"},
+        {"--ny", "ny", ParamKind::integer, "0", "Cells along y (0: n)"},
+        {"--steps", "steps", ParamKind::integer, "100", "Time steps"},
+        {"--params", "params", ParamKind::text, "", "NAME=VALUE,... replacing the file's params"},
+    };
+    if (spec.dims == 3)
+        m.params.insert(m.params.begin() + 3, {"--nz", "nz", ParamKind::integer, "0", "Cells along z (0: n)"});
+    return m;
+}
+
+Setup stencil_setup(const Spec& spec, const ModelInfo& info, const Params& params) {
+    const ParamReader r(info.params, params, info.name);
+    const std::int64_t n = r.integer("n"), steps = r.integer("steps");
+    auto side = [&](const char* key) {
+        const std::int64_t v = r.given(key) ? r.integer(key) : 0;
+        const std::int64_t s = v > 0 ? v : n;
+        if (s < 3 || s > 1 << 30)
+            throw UsageError(std::string(v > 0 ? "--" : "-") + (v > 0 ? key : "n") + " must be from 3 to 2^30 (got " +
+                             std::to_string(s) + ")");
+        return int(s);
+    };
+    if (steps < 0) throw UsageError("--steps must be >= 0 (got " + std::to_string(steps) + ")");
+    Setup s;
+    s.nx = side("nx");
+    s.ny = side("ny");
+    s.nz = spec.dims == 3 ? side("nz") : 1;
+    s.steps = steps;
+    s.params = with_overrides(spec, r);
+    return s;
+}
+
+Setup stencil_box(const Spec& spec, const ModelInfo& info, const Params& params, int nx, int ny, int nz) {
+    const ParamReader r(info.params, params, info.name);
+    Setup s;
+    s.nx = nx;
+    s.ny = ny;
+    s.nz = spec.dims == 3 ? nz : 1;
+    s.steps = 1;
+    s.params = with_overrides(spec, r);
+    return s;
+}
+
+}  // namespace strata::stencil

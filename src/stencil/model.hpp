@@ -1,0 +1,104 @@
+#pragma once
+// What a model generated from a stencil file stands on (codegen.cpp writes the rest): the Problem
+// every such model shares (its grid, steps, params after --params, report, snapshots), the report's
+// reductions, and the language's functions in the fields' precision on the host and the device.
+// The generated unit includes this header at run time (build.cpp), so it keeps to what the engines'
+// headers already need: nothing of the CLI, JSON or PNG.
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "strata/core/hd.hpp"
+#include "strata/model.hpp"
+#include "strata/problem.hpp"
+#include "strata/stencil.hpp"
+
+namespace strata::stencil {
+
+// The language's functions (docs/stencil-language.md), overloaded for float and double so that an
+// fp32 model computes in fp32 as a hand-written one does. Comparisons and logic give 1 or 0.
+namespace fn {
+STRATA_HD float abs(float v) { return fabsf(v); }
+STRATA_HD double abs(double v) { return fabs(v); }
+STRATA_HD float sqrt(float v) { return sqrtf(v); }
+STRATA_HD double sqrt(double v) { return ::sqrt(v); }
+STRATA_HD float exp(float v) { return expf(v); }
+STRATA_HD double exp(double v) { return ::exp(v); }
+STRATA_HD float log(float v) { return logf(v); }
+STRATA_HD double log(double v) { return ::log(v); }
+STRATA_HD float sin(float v) { return sinf(v); }
+STRATA_HD double sin(double v) { return ::sin(v); }
+STRATA_HD float cos(float v) { return cosf(v); }
+STRATA_HD double cos(double v) { return ::cos(v); }
+STRATA_HD float tanh(float v) { return tanhf(v); }
+STRATA_HD double tanh(double v) { return ::tanh(v); }
+STRATA_HD float min(float a, float b) { return fminf(a, b); }
+STRATA_HD double min(double a, double b) { return fmin(a, b); }
+STRATA_HD float max(float a, float b) { return fmaxf(a, b); }
+STRATA_HD double max(double a, double b) { return fmax(a, b); }
+STRATA_HD float pow(float a, float b) { return powf(a, b); }
+STRATA_HD double pow(double a, double b) { return ::pow(a, b); }
+}  // namespace fn
+
+// A run's grid and schedule, from a stencil model's options (-n, --nx, --ny, --nz, --steps,
+// --params).
+struct Setup {
+    int nx = 0, ny = 0, nz = 1;
+    std::int64_t steps = 0;
+    std::vector<double> params;  // in the file's order, --params applied
+};
+
+// The Problem of every generated model: the generated class adds the kernel functor, the field
+// declarations, the initial values and the registration hooks (codegen.cpp).
+class StencilProblem : public Problem {
+public:
+    StencilProblem(std::shared_ptr<const Spec> spec, const ModelInfo* info, Setup setup);
+
+    const Spec& spec() const { return *spec_; }
+    const std::vector<double>& param_values() const { return setup_.params; }
+
+    const ModelInfo& model() const override { return *info_; }
+    Extent extent() const override;
+    double dt() const override;  // the param `dt` when the file has one, else 1
+    std::int64_t steps() const override { return setup_.steps; }
+    std::vector<std::pair<std::string, double>> fingerprint() const override;
+    std::string title() const override;
+    std::string label() const override;
+    void describe(Report& r) const override;
+    void report(Engine& e, Report& r) const override;
+    SnapshotSpec snapshot_spec() const override;
+
+    // The report's figures, per updated field in the file's order: max |f| and the root mean square.
+    Observables named(const Reduced* r, int count, double cells) const;
+
+private:
+    std::shared_ptr<const Spec> spec_;
+    const ModelInfo* info_;
+    Setup setup_;
+};
+
+// The options every stencil model takes, and what they set.
+ModelInfo describe_stencil(const Spec& spec, const std::string& name);
+Setup stencil_setup(const Spec& spec, const ModelInfo& info, const Params& params);
+// The benchmarks' and checks' problem: the file's params (and --params), a given box.
+Setup stencil_box(const Spec& spec, const ModelInfo& info, const Params& params, int nx, int ny, int nz);
+
+// The report's reductions: the value of each of `count` fields at the cell (`field[n]`: the index
+// of the n-th among the model's fields).
+template <int N>
+struct StencilObserver {
+    static constexpr int count = N;
+    int field[N];
+    const StencilProblem* problem;  // for the names; the host's only
+    void at(double) {}
+    template <class C>
+    STRATA_HD void operator()(const C& c, double (&v)[N]) const {
+        for (int n = 0; n < N; ++n) v[n] = c(field[n]);
+    }
+    Observables named(const Reduced (&r)[N], double cells) const { return problem->named(r, N, cells); }
+};
+
+}  // namespace strata::stencil
