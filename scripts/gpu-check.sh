@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, stencil, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -48,6 +48,26 @@ if want bench; then
   bench wave3d --precision fp32,fp64 --json "$json/wave.json"
   heat2d_rows
   bench apf -n 256 --precision fp32 --graphs both --depth 4,16 --json "$json/apf-256.json"
+fi
+if want stencil; then  # stencil files (#18): their GPU tests, the first and a cached run, each against the built-in
+  ctest --test-dir $build -R 'Stencil' --output-on-failure -j 2 > "$out/tests-stencil.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failure|Expected|Which is|differs" "$out/tests-stencil.txt" | head -30
+  export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
+  for f in heat2d barkley; do
+    rm -rf "$STRATA_CACHE_DIR"
+    for run in first cached; do
+      echo "\$ strata run examples/stencils/$f.stencil -n 64 --steps 1 --backend cuda   # $run" | tee -a "$out/bench.txt"
+      TIMEFORMAT="wall %R s"; { time $build/strata run examples/stencils/$f.stencil -n 64 --steps 1 --backend cuda 2>&1 \
+        | grep -E "model:|error"; } 2>&1 | tee -a "$out/bench.txt"
+    done
+  done
+  echo | tee -a "$out/bench.txt"
+  bench heat2d --precision fp32,fp64 --depth 4,8
+  bench examples/stencils/heat2d.stencil --precision fp32,fp64 --depth 4,8
+  bench heat2d --precision fp32 --depth 4,8 --kernels planes,multi4,temporal
+  bench examples/stencils/heat2d.stencil --precision fp32 --depth 4,8 --kernels planes,multi4,temporal
+  bench examples/stencils/barkley.stencil --precision fp32,fp64 --depth 4,8
+  unset STRATA_CACHE_DIR
 fi
 if want python; then  # the Python bindings on the GPU: their tests, and what a call costs against the CLI
   ctest --test-dir $build -R '^python' --output-on-failure > "$out/tests-python.txt" 2>&1 || true

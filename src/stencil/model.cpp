@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "stencil/build.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 #include "strata/report.hpp"
@@ -88,6 +89,9 @@ void StencilProblem::describe(Report& r) const {
         r.value("param_" + spec_->params[i].first, setup_.params[i]);
     }
     if (!params.empty()) r.text("params: " + params + "\n");
+    const LoadStats l = last_load();
+    r.line(l.compiled ? "model: generated and compiled in %.3g s (%s)" : "model: from the cache in %.3g s (%s)",
+           {{"model_load_s", l.seconds}, {"model_object", l.object}});
 }
 
 Observables StencilProblem::named(const Reduced* red, int count, double cells) const {
