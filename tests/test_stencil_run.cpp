@@ -137,9 +137,9 @@ struct Cli {
     int rc;
     std::string out, err;
 };
-Cli cli(const fs::path& cache, const std::string& args) {
+Cli cli(const fs::path& cache, const std::string& args, const std::string& env = "") {
     const fs::path out = cache / "out.txt", err = cache / "err.txt";
-    const std::string cmd = "STRATA_CACHE_DIR='" + cache.string() + "' '" STRATA_CLI "' " + args + " > '" +
+    const std::string cmd = env + "STRATA_CACHE_DIR='" + cache.string() + "' '" STRATA_CLI "' " + args + " > '" +
                             out.string() + "' 2> '" + err.string() + "'";
     const int status = std::system(cmd.c_str());
     auto slurp = [](const fs::path& p) {
@@ -183,6 +183,19 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     const Cli params = cli(cache, run + " --params k=2");
     EXPECT_EQ(params.rc, 2);
     EXPECT_NE(params.err.find("has no param 'k' (it has c)"), std::string::npos) << params.err;
+    // A compiler that fails: one line naming the generated source (kept) and the log.
+    const Cli broken = cli(cache, "run '" + example("jacobi.stencil") + "' -n 16 --steps 1");
+    ASSERT_EQ(broken.rc, 0) << broken.err;  // (jacobi compiles)
+    const std::string cc = "STRATA_CXX=/nonexistent/c++ STRATA_NVCC=/nonexistent/nvcc ";
+    const Cli failed = cli(cache, "run '" + example("barkley.stencil") + "' -n 16 --steps 1", cc);
+    EXPECT_EQ(failed.rc, 1);
+    EXPECT_NE(failed.err.find("compiling the model generated from"), std::string::npos) << failed.err;
+    const std::string label = "the generated source: ";
+    const std::size_t kept = failed.err.find(label);
+    ASSERT_NE(kept, std::string::npos) << failed.err;
+    const std::size_t from = kept + label.size();
+    const std::string src = failed.err.substr(from, failed.err.find(',', from) - from);
+    EXPECT_TRUE(fs::exists(src)) << src;
     fs::remove_all(cache);
 }
 

@@ -39,6 +39,16 @@ def models():
     return dict(_MODELS)
 
 
+def _no_stencil_files(model):
+    # A stencil file's model is a shared object compiled at run time that takes the library's
+    # symbols from the program; this module keeps them to itself (-Wl,--exclude-libs,ALL, see
+    # python/CMakeLists.txt), so it cannot load one yet.
+    if str(model).endswith(".stencil"):
+        raise NotImplementedError(
+            f"{model}: stencil files run from the strata CLI and from C++ programs so far, not from "
+            "Python (issue #18)")
+
+
 def run(model, *, verbose=False, **options):
     """Runs a model from start to report, as `strata run MODEL` does, and returns the report as a
     dict (the CLI's --json). Options are the model's (e.g. n=256, iterations=500 for apf) and the
@@ -51,6 +61,7 @@ def run(model, *, verbose=False, **options):
     >>> r["gcells_per_s"] > 0
     True
     """
+    _no_stencil_files(model)
     common = {k: options.pop(k) for k in list(options) if k in _RUN_OPTIONS}
     report, text = _strata.run(model, options, common)
     if verbose:
@@ -80,6 +91,7 @@ class Simulation:
 
     def __init__(self, model, *, precision=None, backend="cpu", kernel="", graphs=True, chunk=0,
                  depth=0, wisdom="use", restart="", **params):
+        _no_stencil_files(model)
         self._sim = _strata.Simulation(model, params, precision, backend, kernel, graphs, chunk,
                                        depth, wisdom, restart)
         self._info = _MODELS[model]

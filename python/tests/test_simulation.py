@@ -189,3 +189,11 @@ def test_help_teaches():
     doc = strata.Heat3D.__doc__
     assert "stencil" in doc and "7pt, 19pt or 27pt" in doc and "backend" in doc
     assert strata.Simulation.advance.__doc__ and strata.run.__doc__ and strata.FieldView.__doc__
+
+
+def test_a_stencil_file_is_refused_clearly():
+    # Not loadable from Python yet (strata/__init__.py says why): one clear error, nothing compiled.
+    with pytest.raises(NotImplementedError, match="not from Python"):
+        strata.Simulation("examples/stencils/jacobi.stencil", n=20)
+    with pytest.raises(NotImplementedError, match="not from Python"):
+        strata.run("examples/stencils/jacobi.stencil", n=20)

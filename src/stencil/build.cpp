@@ -14,10 +14,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <vector>
 
 #include "stencil/codegen.hpp"
 #include "stencil/model.hpp"
@@ -96,34 +98,50 @@ fs::path headers_dir(const fs::path& kernels) {
     return dir;
 }
 
-// This build's compiler for the generated unit: nvcc when the library has CUDA (the engines of
-// every backend in one object), the C++ compiler otherwise. $STRATA_NVCC and $STRATA_CXX override.
+// This build's compilers for the generated unit. With CUDA, three parts side by side (the
+// registration and CPU engines with the C++ compiler, the CUDA engines of each precision with nvcc:
+// ~40% less wall time than one nvcc of all), then one link; without, one C++ compile. $STRATA_NVCC
+// and $STRATA_CXX override the compilers.
 struct Compiler {
     bool cuda = false;
-    std::string command;  // with the include directory as @INCLUDE@, the input as @IN@, the output as @OUT@
+    // With the include directory as @INCLUDE@, the source as @IN@; part i writes @OUT@.i.o, the
+    // link (or the single compile) writes @OUT@.
+    std::vector<std::string> parts;
+    std::string link;
+    std::string text() const {
+        std::string t;
+        for (const std::string& p : parts) t += p + "\n//   ";
+        return t + link;
+    }
 };
 Compiler compiler() {
     Compiler c;
+    const std::string cxx = env("STRATA_CXX").empty() ? STRATA_STENCIL_CXX : env("STRATA_CXX");
     const std::string common = " -std=c++20 -O3 -DNDEBUG -DSTRATA_VERSION='\"" STRATA_VERSION "\"' -I@INCLUDE@";
+    const std::string host = " -fPIC -fopenmp -fvisibility=hidden -ffp-contract=off";
 #ifdef STRATA_HAVE_CUDA
     c.cuda = true;
     const std::string nvcc = env("STRATA_NVCC").empty() ? STRATA_STENCIL_NVCC : env("STRATA_NVCC");
+    const std::string defs = " -DSTRATA_HAVE_CUDA -DSTRATA_CUDA_ARCHS='\"" STRATA_CUDA_ARCHS "\"'"
+#ifdef STRATA_CUDA_TMA
+                             " -DSTRATA_CUDA_TMA"
+#endif
+        ;
     std::string archs;
     std::istringstream list(STRATA_CUDA_ARCHS);
     for (std::string a; std::getline(list, a, ',');) archs += " --generate-code=arch=compute_" + a + ",code=sm_" + a;
+    c.parts.push_back(quoted(cxx) + common + defs + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o");
+    for (const char* part : {"F32", "F64"})
+        c.parts.push_back(quoted(nvcc) + " -ccbin " + quoted(cxx) + common + defs + " -DSTRATA_STENCIL_CUDA_" + part +
+                          " --expt-relaxed-constexpr" + archs +
+                          " -Xcompiler=-fPIC,-fvisibility=hidden,-ffp-contract=off -x cu -c @IN@ -o @OUT@." +
+                          (part[1] == '3' ? "1" : "2") + ".o");
     // -cudart shared: the program's CUDA runtime (libcudart.so, loaded already), not a second,
     // static one (kernels registered with one runtime cannot be launched through another).
-    c.command = quoted(nvcc) + " -ccbin " + quoted(STRATA_STENCIL_CXX) + common +
-                " -DSTRATA_HAVE_CUDA -DSTRATA_CUDA_ARCHS='\"" STRATA_CUDA_ARCHS "\"'" +
-#ifdef STRATA_CUDA_TMA
-                " -DSTRATA_CUDA_TMA" +
-#endif
-                " --expt-relaxed-constexpr" + archs +
-                " -Xcompiler=-fPIC,-fopenmp,-fvisibility=hidden,-ffp-contract=off -shared -cudart shared -x cu @IN@ -o @OUT@";
+    c.link = quoted(nvcc) + " -ccbin " + quoted(cxx) +
+             " -shared -cudart shared -Xcompiler=-fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o -o @OUT@";
 #else
-    const std::string cxx = env("STRATA_CXX").empty() ? STRATA_STENCIL_CXX : env("STRATA_CXX");
-    c.command = quoted(cxx) + common +
-                " -fPIC -fopenmp -fvisibility=hidden -ffp-contract=off -shared -x c++ @IN@ -o @OUT@";
+    c.link = quoted(cxx) + common + host + " -DSTRATA_STENCIL_MAIN -shared -x c++ @IN@ -o @OUT@";
 #endif
     return c;
 }
@@ -133,12 +151,16 @@ std::string substitute(std::string s, const std::string& key, const std::string&
     return s;
 }
 
-// The first line of a compiler log that says "error", for a one-line message.
+// The first line of a compiler log that says "error" (it names the generated file and line), or
+// else its first line (a compiler that did not start), for a one-line message.
 std::string first_error(const fs::path& log) {
     std::ifstream f(log);
-    for (std::string l; std::getline(f, l);)
+    std::string first;
+    for (std::string l; std::getline(f, l);) {
         if (l.find("error") != std::string::npos) return l;
-    return "(see the log)";
+        if (first.empty()) first = l;
+    }
+    return first.empty() ? "(an empty log)" : first;
 }
 
 using Entry = const ModelInfo* (*)(const Spec*, const char*);
@@ -165,7 +187,7 @@ Unit prepare(const std::string& path) {
     symbol += hex(fnv1a(u.spec.text));
     u.source = generate_model(u.spec, symbol);
     u.kernels = fs::path(cache_dir()) / "kernels";
-    const std::string key = hex(fnv1a(u.cc.command, fnv1a(u.source, fnv1a(STRATA_VERSION))));
+    const std::string key = hex(fnv1a(u.cc.text(), fnv1a(u.source, fnv1a(STRATA_VERSION))));
     u.object = u.kernels / (key + ".so");
     return u;
 }
@@ -210,13 +232,38 @@ const ModelInfo& load_model(const std::string& path) {
         const fs::path log = u.kernels / (stem + ".log");
         const fs::path tmp = u.object.string() + ".tmp." + std::to_string(getpid());
         write_file(source, u.source);
-        std::string cmd = substitute(u.cc.command, "@INCLUDE@", quoted(include.string()));
-        cmd = substitute(cmd, "@IN@", quoted(source.string()));
-        cmd = substitute(cmd, "@OUT@", quoted(tmp.string()));
+        auto command = [&](const std::string& c, const fs::path& log) {
+            std::string cmd = substitute(c, "@INCLUDE@", quoted(include.string()));
+            cmd = substitute(cmd, "@IN@", quoted(source.string()));
+            cmd = substitute(cmd, "@OUT@", quoted(tmp.string()));
+            return cmd + " > " + quoted(log.string()) + " 2>&1";
+        };
         std::cerr << "strata: compiling " << path << " (" << (u.cc.cuda ? "nvcc" : "c++")
                   << ", once: the cache keeps it)...\n";
-        const int rc = std::system((cmd + " > " + quoted(log.string()) + " 2>&1").c_str());
-        if (rc != 0 || !fs::exists(tmp)) {
+        auto part_log = [&](std::size_t i) {  // the link's is the last
+            fs::path p = log;
+            p += i < u.cc.parts.size() ? std::to_string(i) : std::string("link");
+            return p;
+        };
+        std::vector<std::future<int>> parts;
+        for (std::size_t i = 0; i < u.cc.parts.size(); ++i)
+            parts.push_back(std::async(std::launch::async, [&, i] {
+                return std::system(command(u.cc.parts[i], part_log(i)).c_str());
+            }));
+        bool ok = true;
+        for (auto& p : parts) ok = p.get() == 0 && ok;
+        if (ok) ok = std::system(command(u.cc.link, part_log(u.cc.parts.size())).c_str()) == 0 && fs::exists(tmp);
+        {  // one log: the parts' in order, then the link's
+            std::ofstream all(log, std::ios::binary | std::ios::trunc);
+            for (std::size_t i = 0; i <= u.cc.parts.size(); ++i) {
+                const fs::path part = part_log(i);
+                std::ifstream in(part, std::ios::binary);
+                if (in) all << in.rdbuf();
+                fs::remove(part);
+            }
+        }
+        for (std::size_t i = 0; i < u.cc.parts.size(); ++i) fs::remove(tmp.string() + "." + std::to_string(i) + ".o");
+        if (!ok) {
             fs::remove(tmp);
             throw Error("compiling the model generated from " + path + " failed: " + first_error(log) +
                         " (the generated source: " + source.string() + ", the compiler's log: " + log.string() + ")");
@@ -249,7 +296,7 @@ LoadStats last_load() {
 
 std::string show(const std::string& path) {
     const Unit u = prepare(path);
-    return u.source + "\n// Compiled at the first run with\n//   " + u.cc.command + "\n// into " + u.object.string() +
+    return u.source + "\n// Compiled at the first run with\n//   " + u.cc.text() + "\n// into " + u.object.string() +
            "\n";
 }
 

@@ -176,7 +176,10 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "// models/aliev_panfilov.hpp), so every 2D strategy takes it. The stencil file:\n//\n";
     std::istringstream text(spec.text);
     for (std::string line; std::getline(text, line);) o << "//   " << line << "\n";
-    o << "\n#include \"core/register.hpp\"\n#include \"stencil/model.hpp\"\n#ifdef STRATA_HAVE_CUDA\n"
+    // Compiled in parts side by side (build.cpp): the registration and the CPU engines
+    // (STRATA_STENCIL_MAIN), the CUDA engines of each precision (STRATA_STENCIL_CUDA_F32, _F64).
+    o << "\n#include \"core/register.hpp\"\n#include \"stencil/model.hpp\"\n"
+      << "#if defined(STRATA_STENCIL_CUDA_F32) || defined(STRATA_STENCIL_CUDA_F64)\n"
       << "#include \"cuda/engine.cuh\"\n#endif\n\nnamespace strata::stencil::" << symbol << " {\n\n";
 
     // The kernel functor.
@@ -241,7 +244,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     o << "};\n\n";
 
     // The Problem: fields, initial values, reductions, registration.
-    o << "std::shared_ptr<const Spec> g_spec;\nstd::string g_name;\nModelInfo g_info;\n\n"
+    o << "inline std::shared_ptr<const Spec> g_spec;\ninline std::string g_name;\ninline ModelInfo g_info;\n\n"
       << "class Model final : public StencilProblem {\npublic:\n"
       << "    static constexpr FieldDecl fields[] = {{\"" << S << "\", FieldRole::stencil, 0, 1}";
     if (point) o << ", {\"" << l.state->name << "\", FieldRole::state, 0, 1}";
@@ -278,12 +281,12 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "        return std::make_unique<Model>(g_spec, &g_info, stencil_box(*g_spec, g_info, params, nx, ny, nz));\n"
       << "    }\n};\n\n}  // namespace strata::stencil::" << symbol << "\n\n";
 
-    o << "#ifdef STRATA_HAVE_CUDA\nnamespace strata::cuda {\n"
-      << "template std::unique_ptr<TypedEngine<float>> make_engine<stencil::" << symbol
-      << "::Model, float>(const stencil::" << symbol << "::Model&, const EngineOptions&, const State<float>*);\n"
-      << "template std::unique_ptr<TypedEngine<double>> make_engine<stencil::" << symbol
-      << "::Model, double>(const stencil::" << symbol << "::Model&, const EngineOptions&, const State<double>*);\n"
-      << "}  // namespace strata::cuda\n#endif\n\n";
+    for (const char* t : {"float", "double"})
+        o << "#ifdef STRATA_STENCIL_CUDA_" << (t[0] == 'f' ? "F32" : "F64") << "\nnamespace strata::cuda {\n"
+          << "template std::unique_ptr<TypedEngine<" << t << ">> make_engine<stencil::" << symbol << "::Model, " << t
+          << ">(const stencil::" << symbol << "::Model&, const EngineOptions&, const State<" << t << ">*);\n"
+          << "}  // namespace strata::cuda\n#endif\n";
+    o << "\n#ifdef STRATA_STENCIL_MAIN\n";
 
     o << "// The registry's entry (build.cpp): the model under `name`, for the file as parsed.\n"
       << "extern \"C\" __attribute__((visibility(\"default\"))) const strata::ModelInfo* " << kEntryPoint
@@ -292,7 +295,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "    m::g_spec = std::make_shared<const strata::stencil::Spec>(*spec);\n"
       << "    m::g_name = name;\n"
       << "    m::g_info = strata::registered_model<m::Model>();\n"
-      << "    return &m::g_info;\n}\n";
+      << "    return &m::g_info;\n}\n#endif\n";
     return o.str();
 }
 
