@@ -62,6 +62,11 @@ if want stencil; then  # stencil files (#18): their GPU tests, the first and a c
     done
   done
   echo | tee -a "$out/bench.txt"
+  for m in examples/stencils/heat2d.stencil examples/stencils/barkley.stencil examples/stencils/jacobi.stencil; do
+    echo "\$ strata check $m" | tee -a "$out/bench.txt"
+    $build/strata check $m | tee -a "$out/bench.txt" || true
+    echo | tee -a "$out/bench.txt"
+  done
   bench heat2d --precision fp32,fp64 --depth 4,8
   bench examples/stencils/heat2d.stencil --precision fp32,fp64 --depth 4,8
   bench heat2d --precision fp32 --depth 4,8 --kernels planes,multi4,temporal

@@ -180,6 +180,10 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     EXPECT_EQ(bad.rc, 2);
     EXPECT_NE(bad.err.find("strata: error: "), std::string::npos) << bad.err;
     EXPECT_NE(bad.err.find("both read at offsets"), std::string::npos) << bad.err;
+    const Cli check = cli(cache, "check '" + example("heat2d.stencil") + "' --backend omp -n 31");
+    EXPECT_EQ(check.rc, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find("omp           1 fp64     0.00e+00  u        ok"), std::string::npos) << check.out;
+    EXPECT_NE(check.out.find("all ok"), std::string::npos) << check.out;
     const Cli params = cli(cache, run + " --params k=2");
     EXPECT_EQ(params.rc, 2);
     EXPECT_NE(params.err.find("has no param 'k' (it has c)"), std::string::npos) << params.err;

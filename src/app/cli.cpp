@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "bench.hpp"
+#include "check.hpp"
 #include "stencil/build.hpp"
 #include "info.hpp"
 #include "tune_command.hpp"
@@ -182,7 +183,10 @@ struct CommandLine {
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
                 bench_graphs = "on";
     CLI::App *bench_cmd = nullptr, *render_cmd = nullptr, *info_cmd = nullptr, *probe_cmd = nullptr,
-             *show_cmd = nullptr;
+             *show_cmd = nullptr, *check_cmd = nullptr;
+    app::CheckOptions check;
+    std::string check_precision = "fp32,fp64", check_backend = "cuda", check_kernels, check_stencil = "7pt";
+    CLI::Option* check_stencil_opt = nullptr;
     CLI::Option* stencil_opt = nullptr;
     std::string show_file;
     std::string render_file, render_png_path, render_slice = "z";
@@ -324,6 +328,24 @@ CommandLine::CommandLine() {
         ->expected(2)
         ->capture_default_str();
 
+    check_cmd = app.add_subcommand("check", "Check every strategy of a model against the CPU reference");
+    check_cmd->footer(
+        "Each strategy (and, for temporal kernels, depths 2, 3 and 4) runs --steps steps from a random\n"
+        "state on an n x (n-2) (x (n-4)) grid that no tile divides; every state field is compared with\n"
+        "the plain CPU loops. Exit status 1 when one is out of tolerance.\n\n"
+        "Examples:\n"
+        "  strata check apf\n"
+        "  strata check examples/stencils/barkley.stencil -n 97\n"
+        "  strata check heat3d --stencil 27pt --precision fp32 --kernels async,tma\n"
+        "  strata check heat2d --backend omp                 # without a GPU: omp against cpu");
+    check_cmd->add_option("model", check.model, "A model (apf, heat2d, heat3d, wave3d) or a .stencil file")->required();
+    check_cmd->add_option("-n", check.n, "Cells along x (the grid is n x (n-2) [x (n-4)])")->capture_default_str();
+    check_cmd->add_option("--steps", check.steps, "Steps before comparing")->capture_default_str();
+    check_stencil_opt = check_cmd->add_option("--stencil", check_stencil, "heat3d: 7pt, 19pt or 27pt");
+    check_cmd->add_option("--precision", check_precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
+    check_cmd->add_option("--backend", check_backend, "cuda or omp")->capture_default_str();
+    check_cmd->add_option("--kernels", check_kernels, "Comma-separated kernels (default: all)");
+
     show_cmd = app.add_subcommand("show", "Print the model generated from a stencil file, and how it is compiled");
     show_cmd->footer(
         "The source that `strata run FILE.stencil` compiles (once: the cache keeps it) into the engines'\n"
@@ -422,6 +444,15 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             const std::string png = render_png(c.render_file, c.render_png_path, c.render_slice[0],
                                                c.render_range[0], c.render_range[1]);
             out << "wrote " << png << '\n';
+        } else if (*c.check_cmd) {
+            c.check.precisions.clear();
+            for (const auto& p : split_list(c.check_precision)) c.check.precisions.push_back(parse_precision(p));
+            if (c.check.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
+            c.check.backend = parse_backend(c.check_backend);
+            if (c.check.backend == Backend::cpu) throw UsageError("--backend cpu is the reference: check cuda or omp");
+            if (c.check_stencil_opt->count() > 0) c.check.params.set("stencil", c.check_stencil);
+            c.check.kernels = split_list(c.check_kernels);
+            return app::run_check(c.check, out);
         } else if (*c.show_cmd) {
             out << stencil::show(c.show_file);
         } else if (*c.info_cmd) {

@@ -1,0 +1,98 @@
+// `strata check MODEL`: every strategy of a backend against the CPU reference, every state field,
+// from a random state on a grid no tile divides (check.hpp).
+#include "check.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+#include "strata/core/error.hpp"
+#include "strata/core/field_ops.hpp"
+#include "strata/engine.hpp"
+
+namespace strata::app {
+
+namespace {
+
+// Every state field random in its typical range, with a ghost layer the engine replaces by the
+// model's boundary.
+template <class T>
+State<T> random_state(const Problem& p, std::uint64_t seed) {
+    State<T> s;
+    for (const FieldDecl& f : p.model().fields) {
+        if (!holds_state(f.role)) continue;
+        HostField<T> u(p.extent());
+        fill_random(u, seed++, f.lo, f.hi);
+        s.fields.emplace_back(f.name, std::move(u));
+    }
+    return s;
+}
+
+// The tolerance of a precision after a few steps: its rounding, grown by different but equally
+// valid orders of operations (fused multiply-adds on the GPU).
+template <class T>
+double tolerance() {
+    return sizeof(T) == 4 ? 1e-5 : 1e-12;
+}
+
+template <class T>
+int check_precision(const CheckOptions& o, const ModelInfo& m, const Problem& p, std::ostream& out) {
+    const State<T> init = random_state<T>(p, 11);
+    auto ref = make_engine<T>(p, Backend::cpu, {}, &init);
+    ref->advance(o.steps);
+    std::vector<std::string> kernels = o.kernels;
+    if (kernels.empty()) kernels = kernel_names(o.backend, m.name);
+    int failed = 0;
+    for (const std::string& k : kernels) {
+        std::vector<int> depths{0};
+        if (kernel_takes_depth(o.backend, m.name, k)) depths = {2, 3, 4};
+        for (int depth : depths) {
+            EngineOptions eo{k, false};
+            eo.depth = depth;
+            auto e = make_engine<T>(p, o.backend, eo, &init);
+            e->advance(o.steps);
+            double worst = -1;
+            std::string which;
+            for (const FieldDecl& f : m.fields) {
+                if (!holds_state(f.role)) continue;
+                const double err = max_relative_error(e->field(f.name), ref->field(f.name));
+                if (!(err <= worst)) worst = err, which = f.name;  // NaN counts as the worst
+            }
+            const bool ok = worst <= tolerance<T>();
+            failed += !ok;
+            char line[160];
+            std::snprintf(line, sizeof line, "%-9s %5d %-5s %11.2e  %-8s %s\n", k.c_str(), depth ? depth : 1,
+                          std::string(to_string(precision_of<T>())).c_str(), worst, which.c_str(),
+                          ok ? "ok" : "FAILED");
+            out << line;
+        }
+    }
+    return failed;
+}
+
+}  // namespace
+
+int run_check(const CheckOptions& o, std::ostream& out) {
+    const ModelInfo& m = find_model(o.model);
+    if (o.n < 7 || o.n > 4096) throw UsageError("-n must be from 7 to 4096 (got " + std::to_string(o.n) + ")");
+    if (o.steps < 1 || o.steps > 10000) throw UsageError("--steps must be from 1 to 10000");
+    if (o.backend == Backend::cuda && cuda_device_count() == 0)
+        throw Error("--backend cuda: no CUDA device here (check the CPU's omp backend with --backend omp)");
+    // n x (n - 2) [x (n - 4)]: odd when n is, different along each axis (a mix-up of x and y shows).
+    const auto p = m.box(o.params, o.n + m.n_offset, o.n - 2 + m.n_offset, m.dims == 3 ? o.n - 4 + m.n_offset : 1);
+    const Extent e = p->extent();
+    out << m.name << ": every " << to_string(o.backend) << " strategy against the cpu reference, " << o.steps
+        << " steps from a random state on " << e.nx << " x " << e.ny;
+    if (m.dims == 3) out << " x " << e.nz;
+    out << "\ntolerance: max |a - b| / max |b| <= 1e-5 (fp32), 1e-12 (fp64), the worst field shown\n\n"
+        << "kernel    depth prec    max rel err  field    result\n";
+    int failed = 0;
+    for (Precision prec : o.precisions)
+        failed += prec == Precision::fp32 ? check_precision<float>(o, m, *p, out) : check_precision<double>(o, m, *p, out);
+    if (failed)
+        out << "\n" << failed << " FAILED\n";
+    else
+        out << "\nall ok\n";
+    return failed ? 1 : 0;
+}
+
+}  // namespace strata::app
