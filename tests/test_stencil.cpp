@@ -86,6 +86,19 @@ TEST(Stencil, NewValuesAreReadPointwiseAfterTheirUpdate) {
     EXPECT_TRUE(sum.args[1]->args[0]->updated);
 }
 
+// let: a value of the cell, read by name below it; its reads count for reach and flops, it is no
+// field (no bytes).
+TEST(Stencil, LetsAreValuesOfTheCellReadBelow) {
+    const Spec s = parse("dims 2\nfield e = 0\nlet en = e[1,0] + e\ne' = en * en\n");
+    ASSERT_EQ(s.updates.size(), 2u);
+    EXPECT_TRUE(s.updates[0].local);
+    EXPECT_EQ(s.local("en"), &s.updates[0]);
+    EXPECT_EQ(s.updates[1].value->args[0]->kind, Expr::Kind::local);
+    EXPECT_EQ(s.reach().at("e").radius, 1);
+    EXPECT_EQ(s.flops_per_cell(), 2);
+    EXPECT_EQ(s.min_values_per_cell(), 2);
+}
+
 TEST(Stencil, LapSpellsOutAxisByAxis) {
     const ExprPtr e = expand_lap("u", 2, {});
     // ((u[-1,0] + u[1,0]) + (u[0,-1] + u[0,1])) - 4 * u[0,0]
@@ -152,7 +165,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"dims 2\nfield u = 0\nfield v = 0\nu' = lap(u[1,0])\n", "4:10", "lap() takes a field's name alone"},
         BadCase{"dims 2\nfield u = file(\"a.raw\nu' = u\n", "2:16", "a string without its closing quote"},
         BadCase{"dims 2\nfield u = 0\nfor u\n", "3:1", "unknown statement 'for'"},
-        BadCase{"dims 2\nfield u = 0\n", "2:1", "no update"}));
+        BadCase{"dims 2\nfield u = 0\n", "2:1", "no update"},
+        BadCase{"dims 2\nfield u = 0\nlet w = u\n", "3:1", "no update"},
+        BadCase{"dims 2\nfield u = 0\nlet u = 1\nu' = u\n", "3:5", "'u' is already a name here"},
+        BadCase{"dims 2\nfield u = 0\nu' = w\nlet w = u\n", "3:6", "unknown name 'w'"},
+        BadCase{"dims 2\nfield u = 0\nlet w = u\nu' = w[1,0]\n", "4:7", "a let is a value at the cell"},
+        BadCase{"dims 2\nlet w = 1\nfield u = w\nu' = u\n", "3:11", "'w' is a let"}));
 
 // No input exhausts the stack: nesting and length are bounded per statement.
 TEST(Stencil, DeepNestingAndEndlessExpressionsAreRefused) {

@@ -9,6 +9,7 @@
 
 #include "stencil/build.hpp"
 #include "strata/engine.hpp"
+#include "strata/models/aliev_panfilov.hpp"
 #include "strata/models/heat2d.hpp"
 #include "test_util.hpp"
 
@@ -61,6 +62,39 @@ TEST(StencilCuda, HeatFileEqualsBuiltinBitwiseOnEveryStrategyFp32) {
 TEST(StencilCuda, HeatFileEqualsBuiltinBitwiseOnEveryStrategyFp64) {
     REQUIRE_GPU();
     heat_every_strategy<double>();
+}
+
+// apf.stencil against the built-in apf, every strategy (temporal at depths 2 and 5), bitwise.
+template <class T>
+void apf_every_strategy() {
+    const ApfParams p = ApfParams::for_mesh(256, 130);  // 257 x 131 points: no tile divides it
+    const ApfProblem builtin(p);
+    const ModelInfo& m = find_model(example("apf.stencil"));
+    char params[96];
+    std::snprintf(params, sizeof params, "alpha=%.17g,dt=%.17g", p.alpha, p.dt);
+    const auto generated = m.box(Params{{"params", std::string(params)}}, p.n + 1, p.m + 1, 1);
+    const State<T> init = test::random_apf_state<T>(p, 21);
+    const auto names = kernel_names(Backend::cuda, m.name);
+    EXPECT_EQ(names, kernel_names(Backend::cuda, "apf"));
+    for (const std::string& k : names)
+        for (int depth : kernel_takes_depth(Backend::cuda, m.name, k) ? std::vector<int>{2, 5} : std::vector<int>{0}) {
+            EngineOptions o{k, false};
+            o.depth = depth;
+            auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
+            auto b = engine<T>(m, *generated, Backend::cuda, o, &init);
+            a->advance(11);
+            b->advance(11);
+            EXPECT_TRUE(test::bitwise_equal(a->field("E"), b->field("E"))) << k << " depth " << depth;
+            EXPECT_TRUE(test::bitwise_equal(a->field("R"), b->field("R"))) << k << " depth " << depth;
+        }
+}
+TEST(StencilCuda, ApfFileEqualsBuiltinBitwiseOnEveryStrategyFp32) {
+    REQUIRE_GPU();
+    apf_every_strategy<float>();
+}
+TEST(StencilCuda, ApfFileEqualsBuiltinBitwiseOnEveryStrategyFp64) {
+    REQUIRE_GPU();
+    apf_every_strategy<double>();
 }
 
 // barkley.stencil (v through the mirror neighbourhood, w pointwise, w' reading v') on every

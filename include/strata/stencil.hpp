@@ -33,8 +33,9 @@ using ExprPtr = std::shared_ptr<const Expr>;
 //   unary      op ("-" or "!"), args[0]
 //   binary     op (+ - * / < <= > >= == != && ||), args[0], args[1]
 //   call       name (abs sqrt exp log sin cos tanh min max pow lap), args
+//   local      name (a `let` above: its value at the cell)
 struct Expr {
-    enum class Kind { number, param, coordinate, field, unary, binary, call } kind = Kind::number;
+    enum class Kind { number, param, coordinate, field, unary, binary, call, local } kind = Kind::number;
     Where at;
     double value = 0;
     std::string name, op;
@@ -53,10 +54,13 @@ struct FieldDef {
     std::string file;          // or `file("PATH")`: raw values, x fastest (coefficients and fields)
 };
 
+// `NAME' = EXPRESSION` (a field's new value), or `let NAME = EXPRESSION` (local: a value of the
+// cell that the lines below read by NAME, computed once, in file order with the updates).
 struct Update {
-    std::string field;
+    std::string field;  // the field, or the let's name
     Where at;
     ExprPtr value;
+    bool local = false;
 };
 
 // Per field, what its reads need: the widest offset along any axis (lap counts 1) and whether
@@ -75,9 +79,11 @@ struct Spec {
     std::vector<std::pair<std::string, double>> params;
     Boundary boundary = Boundary::zero;
     double boundary_value = 0;     // Boundary::fixed's
-    std::vector<Update> updates;   // in file order: a later update may read an earlier one's NAME'
+    std::vector<Update> updates;   // and lets, in file order: a later line may read an earlier one's
+                                   // NAME' or let
 
     const FieldDef* field(const std::string& name) const;
+    const Update* local(const std::string& name) const;  // a let
     std::optional<double> param(const std::string& name) const;
     // Reach of every field over all updates (fields never read have read == false).
     std::map<std::string, Reach> reach() const;

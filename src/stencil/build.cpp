@@ -2,7 +2,7 @@
 // the built-in models' units are (the same compiler, standard, defines and architectures: with
 // nvcc in a CUDA build, every strategy of both precisions; with the C++ compiler otherwise) into a
 // shared object that resolves the library's symbols from the program that loads it (which exports
-// them: -rdynamic). One object per source, compiler and Strata version, named by their hash, in
+// them: -rdynamic). One object per source, compiler commands and headers, named by their hash, in
 // the cache; written under a temporary name and renamed, so concurrent runs never see half of one.
 #include "stencil/build.hpp"
 
@@ -73,13 +73,23 @@ void write_file(const fs::path& path, const std::string& text) {
     fs::rename(tmp, path);
 }
 
+// The hash of the embedded headers: part of every cached object's name, since an object built
+// against other headers (another build of the same version) may lay out the library's types
+// differently.
+std::uint64_t headers_hash() {
+    static const std::uint64_t h = [] {
+        std::uint64_t v = fnv1a(STRATA_VERSION);
+        for (int i = 0; i < kEmbeddedHeaderCount; ++i)
+            v = fnv1a(kEmbeddedHeaders[i].text, fnv1a(kEmbeddedHeaders[i].path, v));
+        return v;
+    }();
+    return h;
+}
+
 // The headers in the cache, once per set of contents: written into a directory of their own
 // that is renamed into place whole.
 fs::path headers_dir(const fs::path& kernels) {
-    std::uint64_t h = fnv1a(STRATA_VERSION);
-    for (int i = 0; i < kEmbeddedHeaderCount; ++i)
-        h = fnv1a(kEmbeddedHeaders[i].text, fnv1a(kEmbeddedHeaders[i].path, h));
-    const fs::path dir = kernels / ("include-" + hex(h));
+    const fs::path dir = kernels / ("include-" + hex(headers_hash()));
     if (fs::exists(dir / ".complete")) return dir;
     const fs::path tmp = dir.string() + ".tmp." + std::to_string(getpid());
     fs::remove_all(tmp);
@@ -187,7 +197,7 @@ Unit prepare(const std::string& path) {
     symbol += hex(fnv1a(u.spec.text));
     u.source = generate_model(u.spec, symbol);
     u.kernels = fs::path(cache_dir()) / "kernels";
-    const std::string key = hex(fnv1a(u.cc.text(), fnv1a(u.source, fnv1a(STRATA_VERSION))));
+    const std::string key = hex(fnv1a(u.cc.text(), fnv1a(u.source, headers_hash())));
     u.object = u.kernels / (key + ".so");
     return u;
 }

@@ -130,6 +130,7 @@ public:
             case Expr::Kind::param:
                 return layout_ ? cat({"p_", e.name}) : cat({"p[", std::to_string(param_index(e.name)), "]"});
             case Expr::Kind::coordinate: return e.name;  // initial values only (plan() refuses them in updates)
+            case Expr::Kind::local: return cat({"l_", e.name});
             case Expr::Kind::field:
                 if (e.updated) return cat({"n_", e.name});
                 if (e.name != layout_->stencil->name) return cat({"s_", e.name});
@@ -209,10 +210,11 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     o << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { "
       << (point ? "return f.s[i]; }\n\n" : "(void)f, (void)i; return {}; }\n\n");
 
-    // The updates, in the file's order, into n_NAME.
+    // The updates and lets, in the file's order, into n_NAME and l_NAME.
     auto updates = [&](const char* indent) {
         std::string s;
-        for (const Update& u : spec.updates) s += std::string(indent) + "const T n_" + u.field + " = " + kernel(*u.value) + ";\n";
+        for (const Update& u : spec.updates)
+            s += cat({indent, "const T ", u.local ? "l_" : "n_", u.field, " = ", kernel(*u.value), ";\n"});
         return s;
     };
     if (point) {

@@ -68,7 +68,8 @@ public:
             statement();
         }
         if (spec_.dims == 0) fail({1, 1}, "no `dims 2` or `dims 3` line");
-        if (spec_.updates.empty()) fail({int(lines_.size()), 1}, "no update (a line `NAME' = EXPRESSION`)");
+        if (std::none_of(spec_.updates.begin(), spec_.updates.end(), [](const Update& u) { return !u.local; }))
+            fail({int(lines_.size()), 1}, "no update (a line `NAME' = EXPRESSION`)");
         for (const FieldDef& f : spec_.fields) {
             const bool updated = std::any_of(spec_.updates.begin(), spec_.updates.end(),
                                              [&](const Update& u) { return u.field == f.name; });
@@ -156,8 +157,9 @@ private:
 
     void statement() {
         const Where at = here();
-        const std::string word = name("a statement (dims, field, coefficient, param, boundary or NAME' = ...)");
+        const std::string word = name("a statement (dims, field, coefficient, param, boundary, let or NAME' = ...)");
         if (is("'")) return update(word, at);
+        if (word == "let") return let(at);
         if (word == "dims") {
             if (spec_.dims != 0) fail(at, "dims given twice");
             const Where n = here();
@@ -168,8 +170,7 @@ private:
             need_dims(at);
             const Where w = here();
             FieldDef f{name("a field name"), w, word == "coefficient", nullptr, ""};
-            if (spec_.field(f.name) || spec_.param(f.name) || reserved(f.name))
-                fail(w, "'" + f.name + "' is already a name here");
+            if (taken(f.name)) fail(w, "'" + f.name + "' is already a name here");
             expect("=", "and its initial value");
             if (peek().kind == Token::Kind::name && peek().text == "file" && tokens_[pos_ + 1].text == "(") {
                 pos_ += 2;
@@ -184,7 +185,7 @@ private:
             do {
                 const Where w = here();
                 const std::string p = name("a parameter name");
-                if (spec_.field(p) || spec_.param(p) || reserved(p)) fail(w, "'" + p + "' is already a name here");
+                if (taken(p)) fail(w, "'" + p + "' is already a name here");
                 expect("=", "and its value");
                 spec_.params.emplace_back(p, number("a number"));
             } while (accept(","));
@@ -197,7 +198,7 @@ private:
             else if (b == "fixed") spec_.boundary = Boundary::fixed, spec_.boundary_value = number("the fixed value");
             else fail(w, "unknown boundary '" + b + "' (zero, fixed VALUE, periodic or mirror)");
         } else {
-            fail(at, "unknown statement '" + word + "' (dims, field, coefficient, param, boundary, or NAME' = ...)");
+            fail(at, "unknown statement '" + word + "' (dims, field, coefficient, param, boundary, let, or NAME' = ...)");
         }
         end_of_line();
     }
@@ -206,8 +207,23 @@ private:
         if (spec_.dims == 0) fail(at, "`dims 2` or `dims 3` must come first");
     }
     static bool reserved(const std::string& n) {
-        return n == "x" || n == "y" || n == "z" || n == "file" ||
+        return n == "x" || n == "y" || n == "z" || n == "file" || n == "let" ||
                std::find(std::begin(kFunctions), std::end(kFunctions), n) != std::end(kFunctions);
+    }
+    bool taken(const std::string& n) const {
+        return spec_.field(n) || spec_.param(n) || spec_.local(n) || reserved(n);
+    }
+
+    // let NAME = EXPRESSION: read by the lines below at the cell, by name.
+    void let(Where at) {
+        need_dims(at);
+        const Where w = here();
+        const std::string n = name("the let's name");
+        if (taken(n)) fail(w, "'" + n + "' is already a name here");
+        expect("=", "and its value");
+        ExprPtr value = expression(Context::update);
+        end_of_line();
+        spec_.updates.push_back({n, w, std::move(value), true});
     }
 
     void update(const std::string& field, Where at) {
@@ -217,7 +233,7 @@ private:
         if (!f) fail(at, "unknown field '" + field + "'" + known_fields());
         if (f->coefficient) fail(at, "'" + field + "' is a coefficient: it is read, never updated");
         for (const Update& u : spec_.updates)
-            if (u.field == field)
+            if (u.field == field && !u.local)
                 fail(at, "'" + field + "' is updated twice (line " + std::to_string(u.at.line) + " already did)");
         expect("=", "after " + field + "'");
         ExprPtr value = expression(Context::update);
@@ -311,6 +327,13 @@ private:
             e.name = n;
             return node(std::move(e));
         }
+        if (spec_.local(n)) {
+            if (c == Context::initial) fail(at, "initial values depend on x, y, z and params alone; '" + n + "' is a let");
+            if (is("[") || is("'")) fail(here(), "a let is a value at the cell: no offset, no '");
+            Expr e = make(Expr::Kind::local, at);
+            e.name = n;
+            return node(std::move(e));
+        }
         const FieldDef* f = spec_.field(n);
         if (!f) fail(at, "unknown name '" + n + "'" + (c == Context::update ? known_fields() : std::string()));
         if (c == Context::initial)
@@ -324,7 +347,7 @@ private:
         if (accept("'")) {
             e.updated = true;
             const bool done = std::any_of(spec_.updates.begin(), spec_.updates.end(),
-                                          [&](const Update& u) { return u.field == f.name; });
+                                          [&](const Update& u) { return u.field == f.name && !u.local; });
             if (!done)
                 fail(at, "'" + f.name + "'' is this step's new value, and no line above updates '" + f.name +
                              "' (updates run in file order)");
@@ -396,6 +419,12 @@ void visit(const Expr& e, const std::function<void(const Expr&)>& f) {
 const FieldDef* Spec::field(const std::string& name) const {
     for (const FieldDef& f : fields)
         if (f.name == name) return &f;
+    return nullptr;
+}
+
+const Update* Spec::local(const std::string& name) const {
+    for (const Update& u : updates)
+        if (u.local && u.field == name) return &u;
     return nullptr;
 }
 
@@ -533,7 +562,8 @@ double evaluate(const Expr& e, const Spec& spec, const double (&xyz)[3]) {
             if (f == "cos") return std::cos(a);
             return std::tanh(a);  // the parser admits no other name here (lap is refused in initial values)
         }
-        case Expr::Kind::field: break;
+        case Expr::Kind::field:
+        case Expr::Kind::local: break;
     }
     throw UsageError(spec.path + ":" + std::to_string(e.at.line) + ":" + std::to_string(e.at.column) +
                      ": a field in a value computed from position alone");
