@@ -62,7 +62,7 @@ if want stencil; then  # stencil files (#18): their GPU tests, the first and a c
     done
   done
   echo | tee -a "$out/bench.txt"
-  for m in examples/stencils/heat2d.stencil examples/stencils/barkley.stencil examples/stencils/jacobi.stencil; do
+  for m in examples/stencils/heat2d.stencil examples/stencils/apf.stencil examples/stencils/barkley.stencil examples/stencils/jacobi.stencil; do
     echo "\$ strata check $m" | tee -a "$out/bench.txt"
     $build/strata check $m | tee -a "$out/bench.txt" || true
     echo | tee -a "$out/bench.txt"
@@ -71,6 +71,8 @@ if want stencil; then  # stencil files (#18): their GPU tests, the first and a c
   bench examples/stencils/heat2d.stencil --precision fp32,fp64 --depth 4,8
   bench heat2d --precision fp32 --depth 4,8 --kernels planes,multi4,temporal
   bench examples/stencils/heat2d.stencil --precision fp32 --depth 4,8 --kernels planes,multi4,temporal
+  bench apf --precision fp32,fp64 --depth 2,4
+  bench examples/stencils/apf.stencil -n 8193 --precision fp32,fp64 --depth 2,4
   bench examples/stencils/barkley.stencil --precision fp32,fp64 --depth 4,8
   unset STRATA_CACHE_DIR
 fi
