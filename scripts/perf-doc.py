@@ -206,6 +206,44 @@ def main():
         for name, r in tuned.items():
             lines.append(f"| {name} | {r['default'][1]:.4f} (`{r['default'][0]}`) | {r['tuned'][1]:.4f} (`{r['tuned'][0]}`) | "
                          f"{r['best'][1]:.4f} (`{r['best'][0]}`) | +{r['off']}% | {r['seconds']} s | {r['sweep_seconds']} s |")
+    # Stencil files (#18): each generated model against the built-in it restates, same run, and the
+    # compile time and a cached run's model load.
+    pairs = [("heat2d.stencil", "heat2d --precision fp32,fp64 --depth 4,8",
+              "examples/stencils/heat2d.stencil --precision fp32,fp64 --depth 4,8"),
+             ("apf.stencil", "apf --precision fp32,fp64 --depth 2,4",
+              "examples/stencils/apf.stencil -n 8193 --precision fp32,fp64 --depth 2,4")]
+    stencil_runs = [text for _, text in runs if "$ strata bench examples/stencils/" in text][-1:]
+    if stencil_runs:
+        text = stencil_runs[0]
+        compiled = [float(x) for x in re.findall(r"generated and compiled in ([\d.]+) s", text)]
+        cached = [float(x) for x in re.findall(r"from the cache in ([\d.e-]+) s", text)]
+        table = []
+        for name, builtin, generated in pairs:
+            a, b = rows(text, "strata bench " + builtin), rows(text, "strata bench " + generated)
+            common = [k for k in a if k in b]
+            if not common:
+                continue
+            worst = max(abs(b[k]["ms"] / a[k]["ms"] - 1) for k in common)
+            lines.append(f"| `{name}` against the built-in, every strategy (temporal included), 8192² | within 3% | "
+                         f"at most {100 * worst:.1f}% ({len(common)} rows) |")
+            for k in common:
+                table.append(f"| {name} | `{k[0]}` | {k[1]} | {k[2]} | {a[k]['ms']:.4f} | {b[k]['ms']:.4f} | "
+                             f"{100 * (b[k]['ms'] / a[k]['ms'] - 1):+.1f}% |")
+        if compiled:
+            lines.append(f"| stencil file, first run's compile (generated model, every strategy, both precisions) | "
+                         f"≤ 10 s | {max(compiled):.1f} s (nvcc and g++, three parts side by side) |")
+        if cached:
+            lines.append(f"| stencil file, a cached run's model load | ≤ 50 ms | {1000 * max(cached):.1f} ms |")
+        stencil_table = table
+    else:
+        stencil_table = []
+    if stencil_table:
+        lines += ["", "## Stencil files against the built-in models", "",
+                  "`scripts/gpu-check.sh stencil`: the model generated from each file and the built-in it restates, "
+                  "benchmarked in the same run (ms/step, medians of 7 graphs of 64 passes); their results are "
+                  "bitwise equal (tests).", "",
+                  "| file | kernel | depth | precision | built-in | generated | generated vs built-in |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"] + stencil_table
     if peer:
         lines += ["", "## Peers measured in the same runs", "",
                   "EBISU (ICS'23), 2D 5-point, built and run by `../shared/peers/ebisu-2d.sh` on the same GPU as the "
