@@ -226,5 +226,27 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     fs::remove_all(cache);
 }
 
+// Two runs that compile the same file into the same cache at once: both run, one object stays,
+// no temporary is left behind.
+TEST(StencilRun, ConcurrentFirstRunsShareTheCache) {
+    const fs::path cache = fs::temp_directory_path() / ("strata-stencil-race-" + std::to_string(getpid()));
+    fs::remove_all(cache);
+    fs::create_directories(cache / "a");
+    fs::create_directories(cache / "b");
+    const std::string run = " run '" + example("heat2d.stencil") + "' -n 16 --steps 3 --backend cpu";
+    const std::string cmd = "cd '" + cache.string() + "' && export STRATA_CACHE_DIR='" + cache.string() + "' && ('" +
+                            STRATA_CLI + "'" + run + " > a/out.txt 2>&1 & '" + STRATA_CLI + "'" + run +
+                            " > b/out.txt 2>&1; s=$?; wait $! && exit $s)";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    int objects = 0, temporaries = 0;
+    for (const auto& f : fs::directory_iterator(cache / "kernels")) {
+        objects += f.path().extension() == ".so";
+        temporaries += f.path().filename().string().find(".tmp.") != std::string::npos;
+    }
+    EXPECT_EQ(objects, 1);
+    EXPECT_EQ(temporaries, 0);
+    fs::remove_all(cache);
+}
+
 }  // namespace
 }  // namespace strata

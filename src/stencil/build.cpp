@@ -250,8 +250,8 @@ const ModelInfo& load_model(const std::string& path) {
         };
         std::cerr << "strata: compiling " << path << " (" << (u.cc.cuda ? "nvcc" : "c++")
                   << ", once: the cache keeps it)...\n";
-        auto part_log = [&](std::size_t i) {  // the link's is the last
-            fs::path p = log;
+        auto part_log = [&](std::size_t i) {  // the link's is the last; this process's own (tmp's name)
+            fs::path p = tmp;
             p += i < u.cc.parts.size() ? std::to_string(i) : std::string("link");
             return p;
         };
@@ -263,8 +263,9 @@ const ModelInfo& load_model(const std::string& path) {
         bool ok = true;
         for (auto& p : parts) ok = p.get() == 0 && ok;
         if (ok) ok = std::system(command(u.cc.link, part_log(u.cc.parts.size())).c_str()) == 0 && fs::exists(tmp);
-        {  // one log: the parts' in order, then the link's
-            std::ofstream all(log, std::ios::binary | std::ios::trunc);
+        {  // one log: the parts' in order, then the link's (written whole, then renamed)
+            const fs::path whole = tmp.string() + ".log";
+            std::ofstream all(whole, std::ios::binary | std::ios::trunc);
             for (std::size_t i = 0; i <= u.cc.parts.size(); ++i) {
                 const fs::path part = part_log(i);
                 std::ifstream in(part, std::ios::binary);
@@ -272,6 +273,7 @@ const ModelInfo& load_model(const std::string& path) {
                 fs::remove(part);
             }
         }
+        fs::rename(tmp.string() + ".log", log);
         for (std::size_t i = 0; i < u.cc.parts.size(); ++i) fs::remove(tmp.string() + "." + std::to_string(i) + ".o");
         if (!ok) {
             fs::remove(tmp);
