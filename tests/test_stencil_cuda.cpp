@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "stencil/build.hpp"
@@ -30,6 +31,16 @@ std::unique_ptr<TypedEngine<T>> engine(const ModelInfo& m, const Problem& p, Bac
         return m.engine_f64(p, b, o, init);
 }
 
+// Every strategy of the model, each temporal one at depths 2 and 5, as unbuffered launches.
+void for_each_launch(const std::string& model, const std::function<void(const EngineOptions&)>& f) {
+    for (const std::string& k : kernel_names(Backend::cuda, model))
+        for (int depth : kernel_takes_depth(Backend::cuda, model, k) ? std::vector<int>{2, 5} : std::vector<int>{0}) {
+            EngineOptions o{k, false};
+            o.depth = depth;
+            f(o);
+        }
+}
+
 template <class T>
 void heat_every_strategy() {
     const Heat2dProblem builtin(Heat2dParams::make(301, 203));  // no tile divides it
@@ -41,19 +52,15 @@ void heat_every_strategy() {
     test::fill_random(u, 7);
     test::zero_ghosts(u);
     const State<T> init = test::state_of("u", u);
-    const auto names = kernel_names(Backend::cuda, m.name);
-    EXPECT_EQ(names, kernel_names(Backend::cuda, "heat2d"));
-    for (const std::string& k : names)
-        for (int depth : kernel_takes_depth(Backend::cuda, m.name, k) ? std::vector<int>{2, 5} : std::vector<int>{0}) {
-            EngineOptions o{k, false};
-            o.depth = depth;
-            auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
-            auto b = engine<T>(m, *generated, Backend::cuda, o, &init);
-            EXPECT_EQ(b->kernel(), k);
-            a->advance(11);
-            b->advance(11);
-            EXPECT_TRUE(test::bitwise_equal(a->field("u"), b->field("u"))) << k << " depth " << depth;
-        }
+    EXPECT_EQ(kernel_names(Backend::cuda, m.name), kernel_names(Backend::cuda, "heat2d"));
+    for_each_launch(m.name, [&](const EngineOptions& o) {
+        auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
+        auto b = engine<T>(m, *generated, Backend::cuda, o, &init);
+        EXPECT_EQ(b->kernel(), o.kernel);
+        a->advance(11);
+        b->advance(11);
+        EXPECT_TRUE(test::bitwise_equal(a->field("u"), b->field("u"))) << o.kernel << " depth " << o.depth;
+    });
 }
 TEST(StencilCuda, HeatFileEqualsBuiltinBitwiseOnEveryStrategyFp32) {
     REQUIRE_GPU();
@@ -74,19 +81,15 @@ void apf_every_strategy() {
     std::snprintf(params, sizeof params, "alpha=%.17g,dt=%.17g", p.alpha, p.dt);
     const auto generated = m.box(Params{{"params", std::string(params)}}, p.n + 1, p.m + 1, 1);
     const State<T> init = test::random_apf_state<T>(p, 21);
-    const auto names = kernel_names(Backend::cuda, m.name);
-    EXPECT_EQ(names, kernel_names(Backend::cuda, "apf"));
-    for (const std::string& k : names)
-        for (int depth : kernel_takes_depth(Backend::cuda, m.name, k) ? std::vector<int>{2, 5} : std::vector<int>{0}) {
-            EngineOptions o{k, false};
-            o.depth = depth;
-            auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
-            auto b = engine<T>(m, *generated, Backend::cuda, o, &init);
-            a->advance(11);
-            b->advance(11);
-            EXPECT_TRUE(test::bitwise_equal(a->field("E"), b->field("E"))) << k << " depth " << depth;
-            EXPECT_TRUE(test::bitwise_equal(a->field("R"), b->field("R"))) << k << " depth " << depth;
-        }
+    EXPECT_EQ(kernel_names(Backend::cuda, m.name), kernel_names(Backend::cuda, "apf"));
+    for_each_launch(m.name, [&](const EngineOptions& o) {
+        auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
+        auto b = engine<T>(m, *generated, Backend::cuda, o, &init);
+        a->advance(11);
+        b->advance(11);
+        EXPECT_TRUE(test::bitwise_equal(a->field("E"), b->field("E"))) << o.kernel << " depth " << o.depth;
+        EXPECT_TRUE(test::bitwise_equal(a->field("R"), b->field("R"))) << o.kernel << " depth " << o.depth;
+    });
 }
 TEST(StencilCuda, ApfFileEqualsBuiltinBitwiseOnEveryStrategyFp32) {
     REQUIRE_GPU();

@@ -107,19 +107,6 @@ std::unique_ptr<Problem> check_problem(const BenchOptions& o, const ModelInfo& m
     return m.dims == 2 ? m.box(o.params, 515, 301, 1) : m.box(o.params, 67, 45, 33);
 }
 
-// Every state field random in its typical range (never constant: an unwritten cell shows), from
-// `seed` up; the engines apply the model's boundary to the ghosts.
-template <class T>
-State<T> random_state(const Problem& p, std::uint64_t seed) {
-    State<T> s;
-    for (const FieldDecl& f : p.model().fields) {
-        if (!holds_state(f.role)) continue;
-        HostField<T> u(p.extent());
-        fill_random(u, seed++, f.lo, f.hi);
-        s.fields.emplace_back(f.name, std::move(u));
-    }
-    return s;
-}
 
 constexpr int kCheckSteps = 10;
 

@@ -4,11 +4,27 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/field_ops.hpp"
 #include "strata/core/types.hpp"
+#include "strata/engine.hpp"
 #include "strata/params.hpp"
 #include "strata/run.hpp"
 
 namespace strata::app {
+
+// Every state field random in its typical range (never constant: an unwritten cell shows), from
+// `seed` up; the engines apply the model's boundary to the ghosts.
+template <class T>
+State<T> random_state(const Problem& p, std::uint64_t seed) {
+    State<T> s;
+    for (const FieldDecl& f : p.model().fields) {
+        if (!holds_state(f.role)) continue;
+        HostField<T> u(p.extent());
+        fill_random(u, seed++, f.lo, f.hi);
+        s.fields.emplace_back(f.name, std::move(u));
+    }
+    return s;
+}
 
 // The bench's snapshot options: a run's, with frames going to strata-bench-out.
 inline IoOptions bench_io() {

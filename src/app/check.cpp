@@ -2,6 +2,8 @@
 // from a random state on a grid no tile divides (check.hpp).
 #include "check.hpp"
 
+#include "bench.hpp"
+
 #include <cstdio>
 #include <ostream>
 
@@ -12,20 +14,6 @@
 namespace strata::app {
 
 namespace {
-
-// Every state field random in its typical range, with a ghost layer the engine replaces by the
-// model's boundary.
-template <class T>
-State<T> random_state(const Problem& p, std::uint64_t seed) {
-    State<T> s;
-    for (const FieldDecl& f : p.model().fields) {
-        if (!holds_state(f.role)) continue;
-        HostField<T> u(p.extent());
-        fill_random(u, seed++, f.lo, f.hi);
-        s.fields.emplace_back(f.name, std::move(u));
-    }
-    return s;
-}
 
 // The tolerance of a precision after a few steps: its rounding, grown by different but equally
 // valid orders of operations (fused multiply-adds on the GPU).

@@ -361,6 +361,14 @@ CommandLine::CommandLine() {
 
 }  // namespace
 
+// --precision fp32,fp64 and the like.
+std::vector<Precision> parse_precisions(const std::string& list) {
+    std::vector<Precision> out;
+    for (const auto& p : split_list(list)) out.push_back(parse_precision(p));
+    if (out.empty()) throw UsageError("--precision needs fp32, fp64 or both");
+    return out;
+}
+
 // `strata run FILE.stencil ...`, `strata tune FILE.stencil ...`: the file's model is compiled (or
 // found in the cache) and registered before the command line is built, so that it has its
 // subcommand with its options like a built-in model; the path becomes the model's name.
@@ -425,10 +433,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             return 0;
         }
         if (*c.bench_cmd) {
-            c.bench.precisions.clear();
-            for (const auto& p : split_list(c.bench_precision))
-                c.bench.precisions.push_back(parse_precision(p));
-            if (c.bench.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
+            c.bench.precisions = parse_precisions(c.bench_precision);
             c.bench.backend = parse_backend(c.bench_backend);
             if (c.stencil_opt->count() > 0) c.bench.params.set("stencil", c.bench_stencil);
             c.bench.kernels = split_list(c.bench_kernels);
@@ -445,9 +450,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
                                                c.render_range[0], c.render_range[1]);
             out << "wrote " << png << '\n';
         } else if (*c.check_cmd) {
-            c.check.precisions.clear();
-            for (const auto& p : split_list(c.check_precision)) c.check.precisions.push_back(parse_precision(p));
-            if (c.check.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
+            c.check.precisions = parse_precisions(c.check_precision);
             c.check.backend = parse_backend(c.check_backend);
             if (c.check.backend == Backend::cpu) throw UsageError("--backend cpu is the reference: check cuda or omp");
             if (c.check_stencil_opt->count() > 0) c.check.params.set("stencil", c.check_stencil);
