@@ -156,9 +156,12 @@ if want sanitize; then  # compute-sanitizer over every CUDA strategy of every mo
   # One case per line: tool, model, kernel, precision and the run's arguments (temporal at depth 3,
   # so passes end partway through the steps). Cases run 8 at a time; each prints one line.
   cases=$out/sanitize-cases.txt; : > "$cases"
-  for model in apf heat2d heat3d wave3d; do
+  # SANITIZE_MODELS: the models (default the built-ins and two stencil files: a pointwise field with
+  # the mirror boundary, and the periodic boundary), compiled here once before the cases share it.
+  for model in ${SANITIZE_MODELS:-apf heat2d heat3d wave3d examples/stencils/barkley.stencil examples/stencils/heat-periodic.stencil}; do
+    [[ $model == *.stencil ]] && $build/strata run $model -n 8 --steps 1 > /dev/null
     case $model in
-      apf) sizes=("-n 70 -i 7") ;; heat2d) sizes=("-n 67 --steps 7") ;;
+      apf) sizes=("-n 70 -i 7") ;; heat2d | *.stencil) sizes=("-n 67 --steps 7") ;;
       heat3d) sizes=("-n 37 --steps 5 --stencil 7pt" "-n 37 --steps 5 --stencil 19pt" "-n 37 --steps 5 --stencil 27pt") ;;
       wave3d) sizes=("-n 29 --steps 5 --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,5") ;;
     esac

@@ -117,6 +117,31 @@ TEST(StencilRun, PointwiseFieldMirrorAndNewValueMatchTheFormula) {
     }
 }
 
+// heat-periodic.stencil on odd sizes: a neighbour beyond a face is the cell at the opposite face.
+TEST(StencilRun, PeriodicBoundaryWrapsOnOddSizes) {
+    const ModelInfo& m = find_model(example("heat-periodic.stencil"));
+    ASSERT_EQ(m.refused.size(), 1u);
+    EXPECT_EQ(m.refused[0].first, "temporal");
+    const auto p = m.box(Params{}, 9, 7, 1);
+    HostField<double> u(p->extent());
+    test::fill_random(u, 4);
+    const State<double> init = test::state_of("u", u);
+    for (Backend b : {Backend::cpu, Backend::omp}) {
+        auto eng = engine<double>(m, *p, b, &init);
+        eng->advance(1);
+        const HostField<double> u1 = eng->field("u");
+        auto at = [&](int i, int j) { return u.at((i + 9) % 9, (j + 7) % 7); };
+        for (int j = 0; j < 7; ++j)
+            for (int i = 0; i < 9; ++i) {
+                const double c = at(i, j);
+                const double lap = ((at(i - 1, j) + at(i + 1, j)) + (at(i, j - 1) + at(i, j + 1))) - 4 * c;
+                ASSERT_EQ(u1.at(i, j), c + 0.2 * lap) << to_string(b) << " at " << i << "," << j;
+            }
+        EXPECT_EQ(u1.at(-1, 3), u1.at(8, 3));  // the ghost layer a caller sees is the wrapped cells
+        EXPECT_EQ(u1.at(4, 7), u1.at(4, 0));
+    }
+}
+
 // The model's own initial values (expressions of the cell centre), its report and --params.
 TEST(StencilRun, InitialValuesParamsAndReport) {
     const ModelInfo& m = find_model(example("jacobi.stencil"));
@@ -207,6 +232,11 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     EXPECT_EQ(check.rc, 0) << check.out << check.err;
     EXPECT_NE(check.out.find("omp           1 fp64     0.00e+00  u        ok"), std::string::npos) << check.out;
     EXPECT_NE(check.out.find("all ok"), std::string::npos) << check.out;
+    const Cli list = cli(cache, "run '" + example("heat-periodic.stencil") + "' --backend cuda --kernel list");
+    EXPECT_EQ(list.rc, 0) << list.err;
+    EXPECT_NE(list.out.find("multi4"), std::string::npos) << list.out;
+    EXPECT_EQ(list.out.find("  temporal "), std::string::npos) << list.out;
+    EXPECT_NE(list.out.find("the temporal kernel does not fit a periodic boundary"), std::string::npos) << list.out;
     const Cli params = cli(cache, run + " --params k=2");
     EXPECT_EQ(params.rc, 2);
     EXPECT_NE(params.err.find("has no param 'k' (it has c)"), std::string::npos) << params.err;

@@ -32,6 +32,16 @@ struct FieldDecl {
 
 inline bool holds_state(FieldRole r) { return r != FieldRole::coefficient; }
 
+// Whether a model's kernel functor declares a periodic boundary (`static constexpr bool periodic`):
+// a neighbour beyond one face is the cell at the opposite face. Models that say nothing have not.
+template <class Model>
+constexpr bool periodic_boundary() {
+    if constexpr (requires { Model::periodic; })
+        return Model::periodic;
+    else
+        return false;
+}
+
 // The engine's buffers for a model's N fields, as a kernel step sees them: `in[f]` is what field
 // f holds now, `out[f]` where its new value goes (the other buffer of a stencil field; the same
 // buffer for the others). A model's `bind` turns them into its functor's Fields.

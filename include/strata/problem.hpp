@@ -96,6 +96,9 @@ struct ModelInfo {
     std::string out_help = "Directory for snapshot frames and the .pvd (default strata-out)";
     std::vector<FieldDecl> fields;
     std::vector<ParamSpec> params;
+    // Strategies of the model's shape that do not fit it, with why (a periodic boundary's
+    // `temporal`): left out of kernel_names(), listed by kernels_left_out().
+    std::vector<std::pair<std::string, std::string>> refused;
 
     // The problem that `params` describe; warnings (a questionable but valid choice) go to `out`.
     std::unique_ptr<Problem> (*problem)(const Params& params, std::ostream& out) = nullptr;

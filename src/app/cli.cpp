@@ -168,7 +168,7 @@ void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
                       kernel_description(backend, model, k).c_str());
         out << line;
     }
-    for (const auto& [k, why] : kernels_left_out(backend, model)) out << "  (not built: " << why << ")\n";
+    for (const auto& [k, why] : kernels_left_out(backend, model)) out << "  (not here: " << why << ")\n";
 }
 
 // The whole command line: CLI11's parser and, bound to it, every subcommand's options.

@@ -3,6 +3,7 @@
 // error, never a silent fallback to the CPU.
 #include "strata/engine.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "field_buffers.hpp"
@@ -115,7 +116,11 @@ std::vector<std::string> kernel_names(Backend backend, std::string_view model, b
     if (backend != Backend::cuda)
         return chunked_only ? std::vector<std::string>{} : std::vector{std::string(to_string(backend))};
 #ifdef STRATA_HAVE_CUDA
-    return cuda::kernel_names(m.dims, m.radius, chunked_only);
+    std::vector<std::string> names = cuda::kernel_names(m.dims, m.radius, chunked_only);
+    std::erase_if(names, [&](const std::string& k) {
+        return std::any_of(m.refused.begin(), m.refused.end(), [&](const auto& r) { return r.first == k; });
+    });
+    return names;
 #else
     (void)m, (void)chunked_only;
     return {};
@@ -141,6 +146,7 @@ std::vector<std::pair<std::string, std::string>> kernels_left_out(Backend backen
     if (backend == Backend::cuda)
         for (const std::string& k : cuda::kernels_left_out(m.dims, m.radius))
             out.emplace_back(k, cuda::kernel_left_out(m.dims, m.radius, k));
+    if (backend == Backend::cuda) out.insert(out.end(), m.refused.begin(), m.refused.end());
 #else
     (void)backend, (void)model;
 #endif

@@ -44,6 +44,9 @@ ModelInfo registered_model() {
     m.dims = Kernel::dims;
     m.radius = Kernel::radius;
     m.fields.assign(std::begin(P::fields), std::end(P::fields));
+    if constexpr (periodic_boundary<Kernel>())  // strategies.cuh leaves it out
+        m.refused.emplace_back("temporal", "the temporal kernel does not fit a periodic boundary: a tile's "
+                                           "neighbours across the domain's edge are not on chip");
     m.problem = &P::from_params;
     m.box = &P::box;
     m.engine_f32 = &make_model_engine<P, float>;

@@ -142,6 +142,7 @@ public:
     HostField<T> field(std::string_view name) override {
         HostField<T> u = buffers_.current(buffers_.index(name));
         if constexpr (Model::mirror) mirror_ghosts(u);
+        if constexpr (periodic_boundary<Model>()) periodic_ghosts(u);
         return u;
     }
     void set_field(std::string_view name, const HostField<T>& values) override {
@@ -184,9 +185,11 @@ public:
 
 private:
     void step() {
-        if constexpr (Model::mirror)
-            for (int f = 0; f < N; ++f)
-                if (buffers_.role(f) == FieldRole::stencil) mirror_ghosts(buffers_.cur[f]);
+        for (int f = 0; f < N; ++f) {
+            if (buffers_.role(f) != FieldRole::stencil) continue;
+            if constexpr (Model::mirror) mirror_ghosts(buffers_.cur[f]);
+            if constexpr (periodic_boundary<Model>()) periodic_ghosts(buffers_.cur[f]);
+        }
         // On the host the model's indices are those of the whole padded array (Extent::index).
         const typename Model::Fields f = Model::bind(buffers_.template step<T>([](HostField<T>& u) { return u.ptr(); }));
         sweep<Parallel>(model_, f, extent_);

@@ -133,8 +133,13 @@ private:
     DeviceBuffer<T> buf_;
 };
 
+// The strategy asked for, or the built-in default for a grid of `cells` (device.cpp). A periodic
+// model has no temporal kernel: its default is the best 2D single sweep instead (multi4,
+// docs/performance.md).
 template <class Model>
-Strategy<Model> find_strategy(const std::string& name, const std::string& fallback) {
+Strategy<Model> find_strategy(const std::string& name, std::int64_t cells) {
+    std::string fallback = default_kernel(Model::dims, Model::radius, Model::stencil_points, cells);
+    if (fallback == "temporal" && periodic_boundary<Model>()) fallback = "multi4";
     const std::string want = name.empty() ? fallback : name;
     std::string known;
     for (const auto& s : strategies<Model>()) {
@@ -142,6 +147,9 @@ Strategy<Model> find_strategy(const std::string& name, const std::string& fallba
         known += (known.empty() ? "" : ", ") + s.name;
     }
     if (const std::string why = kernel_left_out(Model::dims, Model::radius, want); !why.empty()) throw UsageError(why);
+    if (want == "temporal" && periodic_boundary<Model>())
+        throw UsageError("--kernel temporal does not fit this model: not with a periodic boundary (this model has: " +
+                         known + ")");
     throw UsageError("unknown kernel '" + want + "' (this model has: " + known + ")");
 }
 
@@ -155,8 +163,7 @@ public:
     CudaEngine(const P& problem, const Model& m, const EngineOptions& o, const State<T>* initial)
         : info_(&problem.model()),
           model_(m),
-          strategy_(find_strategy<Model>(o.kernel, default_kernel(Model::dims, Model::radius, Model::stencil_points,
-                                                                  problem.extent().cells()))),
+          strategy_(find_strategy<Model>(o.kernel, problem.extent().cells())),
           knobs_{o.chunk},
           depth_(pick_depth(strategy_, o.depth)),
           use_graphs_(o.graphs),
@@ -227,8 +234,7 @@ public:
     // those cost more than a quick measurement), the strategy and its knobs change between steps.
     // A refused launch leaves the engine as it was.
     void relaunch(const EngineOptions& o) override {
-        const Strategy<Model> s = find_strategy<Model>(
-            o.kernel, default_kernel(Model::dims, Model::radius, Model::stencil_points, extent_.cells()));
+        const Strategy<Model> s = find_strategy<Model>(o.kernel, extent_.cells());
         const int depth = pick_depth(s, o.depth);
         check_launch(s, depth, o);
         if (s.fused && !temporal()) {  // the state fields' second buffers, unless there already
@@ -279,6 +285,7 @@ public:
     HostField<T> field(std::string_view name) override {
         HostField<T> u = buffers_.current(buffers_.index(name)).download(stream_.get());
         if constexpr (Model::mirror) mirror_ghosts(u);  // the device never stores them: kernels read mirrored cells
+        if constexpr (periodic_boundary<Model>()) periodic_ghosts(u);  // nor these: kernels read the wrapped cells
         return u;
     }
     void set_field(std::string_view name, const HostField<T>& values) override {

@@ -20,9 +20,12 @@ struct DevGrid {
 // the cell two inward (i = -1 -> 1, i = n -> n-2); fixed boundaries read the ghost layer. Either
 // way the result is clamped into memory that exists: threads of partial tiles load clamped
 // values that feed no stored cell.
-template <bool Mirror>
+template <bool Mirror, bool Periodic = false>
 __device__ __forceinline__ int load_index(int i, int n) {
-    if constexpr (Mirror) {
+    if constexpr (Periodic) {  // the cell a period away (clamped: a tile's far overhang feeds no stored cell)
+        i = i < 0 ? i + n : (i >= n ? i - n : i);
+        return min(max(i, 0), n - 1);
+    } else if constexpr (Mirror) {
         i = i < 0 ? -i : (i >= n ? 2 * n - 2 - i : i);
         return min(max(i, 0), n - 1);
     } else {

@@ -11,9 +11,9 @@ template <class Model, int BX, int BY>
 __global__ void __launch_bounds__(BX* BY) naive2d(const Model m, const typename Model::Fields f, const DevGrid g) {
     const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y;
     if (i >= g.nx || j >= g.ny) return;
-    constexpr bool mirror = Model::mirror;
+    constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     auto nb = [&](int di, int dj) {
-        return f.in[g.at(load_index<mirror>(i + di, g.nx), load_index<mirror>(j + dj, g.ny))];
+        return f.in[g.at(load_index<mirror, periodic>(i + di, g.nx), load_index<mirror, periodic>(j + dj, g.ny))];
     };
     const std::int64_t c = g.at(i, j);
     m.store(nb, m.load_point(f, c), f, c);
@@ -26,12 +26,12 @@ template <class Model, int BX, int BY>
 __global__ void __launch_bounds__(BX* BY) smem2d(const Model m, const typename Model::Fields f, const DevGrid g) {
     using T = typename Model::value_type;
     constexpr int TX = BX + 2, TY = BY + 2;
-    constexpr bool mirror = Model::mirror;
+    constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     __shared__ T tile[TY][TX];
     const int x0 = blockIdx.x * BX - 1, y0 = blockIdx.y * BY - 1;
     for (int t = threadIdx.y * BX + threadIdx.x; t < TX * TY; t += BX * BY) {
         const int ty = t / TX, tx = t - ty * TX;
-        tile[ty][tx] = f.in[g.at(load_index<mirror>(x0 + tx, g.nx), load_index<mirror>(y0 + ty, g.ny))];
+        tile[ty][tx] = f.in[g.at(load_index<mirror, periodic>(x0 + tx, g.nx), load_index<mirror, periodic>(y0 + ty, g.ny))];
     }
     const int i = x0 + 1 + threadIdx.x, j = y0 + 1 + threadIdx.y;
     const bool active = i < g.nx && j < g.ny;
@@ -55,16 +55,16 @@ __global__ void __launch_bounds__(BX) rows2d(const Model m, const typename Model
                                              const int strip) {
     using T = typename Model::value_type;
     using Point = typename Model::Point;
-    constexpr bool mirror = Model::mirror;
+    constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     __shared__ T row[M][BX + 2];
     const int tx = threadIdx.x, xb = blockIdx.x * BX, x = xb + tx;
     const int y0 = blockIdx.y * strip, y1 = min(y0 + strip, g.ny);
     const bool active_col = x < g.nx;
     // Threads past the right edge load clamped columns: the first of them holds exactly the
     // right neighbour (or its mirror) of the last active column.
-    const int xc = load_index<mirror>(x, g.nx);
+    const int xc = load_index<mirror, periodic>(x, g.nx);
     const bool left_halo = tx == 0, right_halo = tx == BX - 1;
-    const int xh = left_halo ? load_index<mirror>(xb - 1, g.nx) : load_index<mirror>(xb + BX, g.nx);
+    const int xh = left_halo ? load_index<mirror, periodic>(xb - 1, g.nx) : load_index<mirror, periodic>(xb + BX, g.nx);
 
     // Loaded a pass ahead: rows y+1 .. y+M, the halo cells of rows y .. y+M-1 (two threads;
     // the barrier would make the whole block wait for them), and the rows' pointwise state.
@@ -73,14 +73,14 @@ __global__ void __launch_bounds__(BX) rows2d(const Model m, const typename Model
     auto load_pass = [&](int y) {
 #pragma unroll
         for (int r = 0; r < M; ++r) {
-            next[r] = f.in[g.at(xc, load_index<mirror>(y + r + 1, g.ny))];
-            if (left_halo || right_halo) hnext[r] = f.in[g.at(xh, load_index<mirror>(y + r, g.ny))];
+            next[r] = f.in[g.at(xc, load_index<mirror, periodic>(y + r + 1, g.ny))];
+            if (left_halo || right_halo) hnext[r] = f.in[g.at(xh, load_index<mirror, periodic>(y + r, g.ny))];
             if (active_col && y + r < y1) pnext[r] = m.load_point(f, g.at(x, y + r));
         }
     };
 
     T v[M + 2];  // v[r] is row y - 1 + r of this thread's column
-    v[0] = f.in[g.at(xc, load_index<mirror>(y0 - 1, g.ny))];
+    v[0] = f.in[g.at(xc, load_index<mirror, periodic>(y0 - 1, g.ny))];
     v[1] = f.in[g.at(xc, y0)];
     load_pass(y0);
     for (int y = y0; y < y1; y += M) {

@@ -58,7 +58,7 @@ struct Layout {
 Layout plan(const Spec& spec) {
     const std::string supported =
         " (generated models take, so far: 2D, one field read through a radius-1 star neighbourhood, at most "
-        "one more read and written at its cell only, and the zero or mirror boundary)";
+        "one more read and written at its cell only, and the zero, mirror or periodic boundary)";
     if (spec.dims != 2)
         throw error_at(spec, statement_at(spec, "dims"), "3D stencil files parse and check, but cannot run yet" + supported);
     Layout l;
@@ -86,7 +86,7 @@ Layout plan(const Spec& spec) {
                                std::string(wide ? "an offset beyond radius 1" : "a diagonal offset (a box stencil)") +
                                    " cannot run yet" + supported);
         });
-    if (spec.boundary != Boundary::zero && spec.boundary != Boundary::mirror)
+    if (spec.boundary == Boundary::fixed)
         throw error_at(spec, statement_at(spec, "boundary"), "this boundary cannot run yet" + supported);
     for (const FieldDef& f : spec.fields) {
         if (f.coefficient) throw error_at(spec, f.at, "coefficient fields cannot run yet" + supported);
@@ -190,6 +190,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "    static constexpr int radius = 1;\n"
       << "    static constexpr int stencil_points = 5;\n"
       << "    static constexpr bool mirror = " << (spec.boundary == Boundary::mirror ? "true" : "false") << ";\n"
+      << "    static constexpr bool periodic = " << (spec.boundary == Boundary::periodic ? "true" : "false") << ";\n"
       << "    static constexpr bool star = true;\n"
       << "    static constexpr bool zero_ghosts = " << (spec.boundary == Boundary::zero ? "true" : "false") << ";\n"
       << "    static constexpr int flops_per_cell = " << spec.flops_per_cell() << ";\n"

@@ -63,6 +63,33 @@ void mirror_ghosts(HostField<T>& u) {
             }
 }
 
+// Periodic boundaries: each ghost cell (the layer is e.ghost deep) takes the value of the cell a
+// period away, along x, then y, then z, so the edges and corners of the layer are wrapped too.
+template <class T>
+void periodic_ghosts(HostField<T>& u) {
+    const Extent& e = u.extent;
+    const int g = e.ghost, gz = e.dims == 3 ? g : 0;
+    for (int k = -gz; k < e.nz + gz; ++k)
+        for (int j = 0; j < e.ny; ++j)
+            for (int d = 1; d <= g; ++d) {
+                u.at(-d, j, k) = u.at(e.nx - d, j, k);
+                u.at(e.nx - 1 + d, j, k) = u.at(d - 1, j, k);
+            }
+    for (int k = -gz; k < e.nz + gz; ++k)
+        for (int i = -g; i < e.nx + g; ++i)
+            for (int d = 1; d <= g; ++d) {
+                u.at(i, -d, k) = u.at(i, e.ny - d, k);
+                u.at(i, e.ny - 1 + d, k) = u.at(i, d - 1, k);
+            }
+    if (e.dims == 3)
+        for (int j = -g; j < e.ny + g; ++j)
+            for (int i = -g; i < e.nx + g; ++i)
+                for (int d = 1; d <= g; ++d) {
+                    u.at(i, j, -d) = u.at(i, j, e.nz - d);
+                    u.at(i, j, e.nz - 1 + d) = u.at(i, j, d - 1);
+                }
+}
+
 // The interior cells in one compact array, x fastest: what snapshots and checkpoints hold.
 template <class T>
 std::vector<T> interior_values(const HostField<T>& f) {
