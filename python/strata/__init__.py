@@ -18,7 +18,17 @@ CUDA work runs on the engine's own stream; arrays shared with PyTorch or CuPy ar
 their default stream (the legacy one) on both sides.
 """
 
-from . import _strata
+import os as _os
+import sys as _sys
+
+# The module holds libstrata: a stencil file's model, a shared object compiled at run time, takes
+# the library's symbols from it, so it is loaded into the global namespace (RTLD_GLOBAL).
+_flags = _sys.getdlopenflags()
+_sys.setdlopenflags(_flags | _os.RTLD_GLOBAL)
+try:
+    from . import _strata
+finally:
+    _sys.setdlopenflags(_flags)
 
 __version__ = _strata.version()
 __all__ = ["Simulation", "run", "models", "cuda_devices", "FieldView"]
@@ -33,20 +43,17 @@ _RUN_OPTIONS = _ENGINE_OPTIONS + ("json", "out", "every", "snapshot_format", "vt
 _MODELS = {m["name"]: m for m in _strata.models()}
 
 
+def _model_info(name):
+    # A stencil file's model is registered when first used (under the file's stem).
+    if name not in _MODELS:
+        _MODELS.update({m["name"]: m for m in _strata.models()})
+    return _MODELS[name]
+
+
 def models():
     """The models this build has: a dict of name -> description (summary, help, dims, fields,
     params with their keys, kinds, defaults and help, CUDA kernels)."""
     return dict(_MODELS)
-
-
-def _no_stencil_files(model):
-    # A stencil file's model is a shared object compiled at run time that takes the library's
-    # symbols from the program; this module keeps them to itself (-Wl,--exclude-libs,ALL, see
-    # python/CMakeLists.txt), so it cannot load one yet.
-    if str(model).endswith(".stencil"):
-        raise NotImplementedError(
-            f"{model}: stencil files run from the strata CLI and from C++ programs so far, not from "
-            "Python (issue #18)")
 
 
 def run(model, *, verbose=False, **options):
@@ -61,7 +68,6 @@ def run(model, *, verbose=False, **options):
     >>> r["gcells_per_s"] > 0
     True
     """
-    _no_stencil_files(model)
     common = {k: options.pop(k) for k in list(options) if k in _RUN_OPTIONS}
     report, text = _strata.run(model, options, common)
     if verbose:
@@ -91,10 +97,9 @@ class Simulation:
 
     def __init__(self, model, *, precision=None, backend="cpu", kernel="", graphs=True, chunk=0,
                  depth=0, wisdom="use", restart="", **params):
-        _no_stencil_files(model)
         self._sim = _strata.Simulation(model, params, precision, backend, kernel, graphs, chunk,
                                        depth, wisdom, restart)
-        self._info = _MODELS[model]
+        self._info = _model_info(self._sim.model())
         if self._sim.warnings:
             import warnings
             for line in self._sim.warnings.splitlines():
