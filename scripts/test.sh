@@ -16,7 +16,7 @@ rm -rf "$build/install" "$build/consumer"
 cmake --install "$build" --prefix "$build/install" > /dev/null
 cmake -S examples/cpp -B "$build/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$PWD/$build/install" > /dev/null
 cmake --build "$build/consumer" > /dev/null
-(cd "$build/consumer" && ./heat_consumer omp)
+(cd "$build/consumer" && STRATA_CACHE_DIR=$PWD/../test-cache ./heat_consumer omp "$OLDPWD/examples/stencils/jacobi.stencil")
 [[ ${STRATA_QUICK:-0} == 1 ]] && exit 0
 
 # The sanitized build is host code only (CUDA off) and without -Werror: g++ warns of

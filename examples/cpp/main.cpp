@@ -1,5 +1,6 @@
-// heat3d from a program: build a simulation, change its state, advance it, read it back.
-// Usage: heat_consumer [cpu|omp|cuda]
+// heat3d from a program: build a simulation, change its state, advance it, read it back; and,
+// given a stencil file, that model too (compiled at its first use, as by `strata run FILE`).
+// Usage: heat_consumer [cpu|omp|cuda] [FILE.stencil]
 #include <cstdio>
 #include <exception>
 
@@ -25,6 +26,18 @@ int main(int argc, char** argv) try {
                 engine.kernel().c_str(), static_cast<long long>(sim.step()), sim.time());
     for (const auto& [name, value] : obs.all()) std::printf("  %s = %.9g\n", name.c_str(), value);
     sim.checkpoint("heat_consumer.ck");  // `strata run heat3d -n 48 --stencil 27pt --restart heat_consumer.ck` goes on
+
+    if (argc > 2) {  // a stencil file is a model like the others
+        strata::SimulationOptions s;
+        s.model = argv[2];
+        s.params = {{"n", std::int64_t(64)}};
+        s.backend = o.backend;
+        strata::Simulation user(s);
+        user.advance(50);
+        std::printf("%s on %s: step %lld\n", argv[2], argv[1], static_cast<long long>(user.step()));
+        const strata::Observables figures = user.engine().observables();
+        for (const auto& [name, value] : figures.all()) std::printf("  %s = %.9g\n", name.c_str(), value);
+    }
     return 0;
 } catch (const strata::UsageError& e) {
     std::fprintf(stderr, "heat_consumer: %s\n", e.what());
