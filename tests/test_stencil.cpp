@@ -30,7 +30,7 @@ TEST(Stencil, GrayScottParsesIntoItsFieldsParamsAndUpdates) {
     EXPECT_EQ(reach.at("u").radius, 1);
     EXPECT_EQ(reach.at("v").radius, 1);
     // Each update: 9 binary operations and a lap (4 in 2D).
-    EXPECT_EQ(s.flops_per_cell(), 26);
+    EXPECT_EQ(s.flops_per_cell(), 28);
     EXPECT_EQ(s.min_values_per_cell(), 4);
 }
 
@@ -167,6 +167,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"dims 2\nfield u = 0\nfor u\n", "3:1", "unknown statement 'for'"},
         BadCase{"dims 2\nfield u = 0\n", "2:1", "no update"},
         BadCase{"dims 2\nfield u = 0\nlet w = u\n", "3:1", "no update"},
+        BadCase{"dims 2\nfield u = 0\nu' = u + 1e400 * 0\n", "3:10", "a number beyond the largest double"},
         BadCase{"dims 2\nfield u = 0\nlet u = 1\nu' = u\n", "3:5", "'u' is already a name here"},
         BadCase{"dims 2\nfield u = 0\nu' = w\nlet w = u\n", "3:6", "unknown name 'w'"},
         BadCase{"dims 2\nfield u = 0\nlet w = u\nu' = w[1,0]\n", "4:7", "a let is a value at the cell"},

@@ -112,7 +112,7 @@ struct ModelInfo {
 };
 
 // Every model this build has, in registration order.
-const std::vector<const ModelInfo*>& models();
+std::vector<const ModelInfo*> models();
 // UsageError naming the models there are when there is none of that name.
 const ModelInfo& find_model(std::string_view name);
 

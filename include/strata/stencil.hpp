@@ -90,7 +90,7 @@ struct Spec {
     int radius() const;   // the widest of any field
     bool star() const;    // every field's reads are a star
     // Floating-point operations per cell update, counted on the trees: + - * / and comparisons 1,
-    // lap 2 * dims (its additions and the centre's multiply), other calls 1.
+    // lap 2 * dims + 1 (its additions, the centre's multiply and the difference), other calls 1.
     int flops_per_cell() const;
     // Values moved per cell update at the least: each updated field read and written once, each
     // coefficient read once (times the precision's bytes).

@@ -60,9 +60,9 @@ int check_precision(const CheckOptions& o, const ModelInfo& m, const Problem& p,
 }  // namespace
 
 int run_check(const CheckOptions& o, std::ostream& out) {
-    const ModelInfo& m = find_model(o.model);
     if (o.n < 7 || o.n > 4096) throw UsageError("-n must be from 7 to 4096 (got " + std::to_string(o.n) + ")");
     if (o.steps < 1 || o.steps > 10000) throw UsageError("--steps must be from 1 to 10000");
+    const ModelInfo& m = find_model(o.model);
     if (o.backend == Backend::cuda && cuda_device_count() == 0)
         throw Error("--backend cuda: no CUDA device here (check the CPU's omp backend with --backend omp)");
     // n x (n - 2) [x (n - 4)]: odd when n is, different along each axis (a mix-up of x and y shows).

@@ -382,7 +382,7 @@ std::vector<const char*> load_stencil_models(int argc, const char* const* argv) 
 
 std::optional<RunOptions> parse_run_command(int argc, const char* const* argv) {
     const std::vector<const char*> args = load_stencil_models(argc, argv);
-    CommandLine c;
+    CommandLine c;  // (its errors reach the caller as exceptions, as parse's do)
     try {
         c.parse(argc, args.data());
     } catch (const CLI::Success&) {
@@ -393,9 +393,12 @@ std::optional<RunOptions> parse_run_command(int argc, const char* const* argv) {
 }
 
 int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err, bool out_is_terminal) {
+    // A stencil file's model first (its compile can fail), then the command line with it.
     std::vector<const char*> args;
+    std::optional<CommandLine> line;
     try {
         args = load_stencil_models(argc, argv);
+        line.emplace();
     } catch (const UsageError& e) {
         err << "strata: error: " << e.what() << '\n';
         return 2;
@@ -403,7 +406,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         err << "strata: error: " << e.what() << '\n';
         return 1;
     }
-    CommandLine c;
+    CommandLine& c = *line;
     try {
         c.parse(argc, args.data());
         if (const ModelCommand* mc = c.run_command()) {

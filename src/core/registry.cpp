@@ -26,9 +26,9 @@ std::vector<const ModelInfo*>& registry() {
 }
 }  // namespace
 
-const std::vector<const ModelInfo*>& models() {
+std::vector<const ModelInfo*> models() {
     const std::lock_guard lock(g_registry);
-    return registry();
+    return registry();  // a copy: another thread may register a stencil file's model meanwhile
 }
 
 void register_model(const ModelInfo* model) {
@@ -39,12 +39,13 @@ void register_model(const ModelInfo* model) {
 }
 
 const ModelInfo& find_model(std::string_view name) {
+    // A path is the file's (the file may have changed, or share its name with a model loaded before).
+    if (stencil::is_stencil_path(name)) return stencil::load_model(std::string(name));
     std::string known;
     for (const ModelInfo* m : models()) {
         if (m->name == name) return *m;
         known += (known.empty() ? "" : ", ") + m->name;
     }
-    if (stencil::is_stencil_path(name)) return stencil::load_model(std::string(name));
     throw UsageError("unknown model '" + std::string(name) + "' (this strata has " + known +
                      ", or a stencil file: PATH.stencil)");
 }

@@ -7,7 +7,13 @@
 #include "stencil/build.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <random>
 
 #include <chrono>
 #include <cstdio>
@@ -63,8 +69,18 @@ std::string env(const char* name) {
     return v ? v : "";
 }
 
+// A suffix no other process writing the cache uses, on this machine or another that shares it.
+std::string temporary_suffix() {
+    static std::atomic<unsigned> count{0};
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    std::random_device rd;
+    return ".tmp." + std::string(host) + "." + std::to_string(getpid()) + "." + std::to_string(count++) + "." +
+           hex(rd()).substr(8);
+}
+
 void write_file(const fs::path& path, const std::string& text) {
-    const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
+    const fs::path tmp = path.string() + temporary_suffix();
     {
         std::ofstream f(tmp, std::ios::binary);
         f << text;
@@ -91,8 +107,7 @@ std::uint64_t headers_hash() {
 fs::path headers_dir(const fs::path& kernels) {
     const fs::path dir = kernels / ("include-" + hex(headers_hash()));
     if (fs::exists(dir / ".complete")) return dir;
-    const fs::path tmp = dir.string() + ".tmp." + std::to_string(getpid());
-    fs::remove_all(tmp);
+    const fs::path tmp = dir.string() + temporary_suffix();
     for (int i = 0; i < kEmbeddedHeaderCount; ++i) {
         const fs::path p = tmp / kEmbeddedHeaders[i].path;
         fs::create_directories(p.parent_path());
@@ -137,9 +152,19 @@ Compiler compiler() {
                              " -DSTRATA_CUDA_TMA"
 #endif
         ;
+    // CMAKE_CUDA_ARCHITECTURES as nvcc takes it: 90, 90-real, 90-virtual, native, all, all-major.
     std::string archs;
     std::istringstream list(STRATA_CUDA_ARCHS);
-    for (std::string a; std::getline(list, a, ',');) archs += " --generate-code=arch=compute_" + a + ",code=sm_" + a;
+    for (std::string a; std::getline(list, a, ',');) {
+        if (a == "native" || a == "all" || a == "all-major") {
+            archs += " -arch=" + a;
+            continue;
+        }
+        const std::size_t dash = a.find('-');
+        const std::string n = a.substr(0, dash), kind = dash == std::string::npos ? "" : a.substr(dash + 1);
+        archs += " --generate-code=arch=compute_" + n + ",code=" +
+                 (kind == "real" ? "sm_" + n : kind == "virtual" ? "compute_" + n : "sm_" + n);
+    }
     c.parts.push_back(quoted(cxx) + common + defs + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o");
     for (const char* part : {"F32", "F64"})
         c.parts.push_back(quoted(nvcc) + " -ccbin " + quoted(cxx) + common + defs + " -DSTRATA_STENCIL_CUDA_" + part +
@@ -182,8 +207,8 @@ using Entry = const ModelInfo* (*)(const Spec*, const char*);
                                                          reinterpret_cast<const void*>(&describe_stencil)};
 
 std::mutex g_mutex;
-std::map<std::string, const ModelInfo*> g_loaded;  // by path as given
-LoadStats g_last;
+std::map<std::string, const ModelInfo*> g_loaded;  // by canonical path and the text's hash
+std::map<const ModelInfo*, LoadStats> g_stats;
 
 struct Unit {
     Spec spec;
@@ -202,6 +227,20 @@ Unit prepare(const std::string& path) {
     return u;
 }
 
+// The model's name: the file's stem ("barkley"), as a command line takes it (letters, digits,
+// '_', '-', '.'; others become '_'), with the text's hash where a model has the stem (heat2d.stencil:
+// "heat2d-0f4b2a7d"; another file of that stem, or this one edited). Never a path's ending
+// (".stencil"): find_model() takes those as files.
+std::string model_name(const std::string& path, const Spec& spec) {
+    std::string n = fs::path(path).stem().string();
+    for (char& c : n)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+    if (n.empty() || n[0] == '-' || n[0] == '.') n = "stencil_" + n;
+    for (const ModelInfo* m : models())
+        if (m->name == n) return n + "-" + hex(fnv1a(spec.text)).substr(0, 8);
+    return n;
+}
+
 }  // namespace
 
 bool is_stencil_path(std::string_view name) {
@@ -213,14 +252,24 @@ std::string cache_dir() {
     if (!env("STRATA_CACHE_DIR").empty()) return env("STRATA_CACHE_DIR");
     if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/strata";
     if (!env("HOME").empty()) return env("HOME") + "/.cache/strata";
-    return (fs::temp_directory_path() / "strata-cache").string();
+    // No home: a directory of this user's own under /tmp (another user could plant objects in a
+    // shared one), refused unless it is ours and closed to others.
+    const fs::path dir = fs::temp_directory_path() / ("strata-cache-" + std::to_string(getuid()));
+    if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw Error("cannot create " + dir.string());
+    struct stat st {};
+    if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077) != 0)
+        throw Error(dir.string() + " is not a private directory of this user: set STRATA_CACHE_DIR or HOME");
+    return dir.string();
 }
 
 const ModelInfo& load_model(const std::string& path) {
     const std::lock_guard lock(g_mutex);
-    if (auto it = g_loaded.find(path); it != g_loaded.end()) return *it->second;
     const auto start = std::chrono::steady_clock::now();
     Unit u = prepare(path);
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(path, ec);
+    const std::string id = (ec ? path : canonical.string()) + "#" + hex(fnv1a(u.spec.text));
+    if (auto it = g_loaded.find(id); it != g_loaded.end()) return *it->second;  // the same file, unchanged
     fs::create_directories(u.kernels);
 
     void* handle = nullptr;
@@ -240,7 +289,7 @@ const ModelInfo& load_model(const std::string& path) {
         const std::string stem = u.object.stem().string();
         const fs::path source = u.kernels / (stem + (u.cc.cuda ? ".cu" : ".cpp"));
         const fs::path log = u.kernels / (stem + ".log");
-        const fs::path tmp = u.object.string() + ".tmp." + std::to_string(getpid());
+        const fs::path tmp = u.object.string() + temporary_suffix();
         write_file(source, u.source);
         auto command = [&](const std::string& c, const fs::path& log) {
             std::string cmd = substitute(c, "@INCLUDE@", quoted(include.string()));
@@ -251,9 +300,11 @@ const ModelInfo& load_model(const std::string& path) {
         std::cerr << "strata: compiling " << path << " (" << (u.cc.cuda ? "nvcc" : "c++")
                   << ", once: the cache keeps it)...\n";
         auto part_log = [&](std::size_t i) {  // the link's is the last; this process's own (tmp's name)
-            fs::path p = tmp;
-            p += i < u.cc.parts.size() ? std::to_string(i) : std::string("link");
-            return p;
+            std::string name = tmp.string();
+            name += '.';
+            name += i < u.cc.parts.size() ? std::to_string(i) : std::string("link");
+            name += ".log";
+            return fs::path(name);
         };
         std::vector<std::future<int>> parts;
         for (std::size_t i = 0; i < u.cc.parts.size(); ++i)
@@ -284,26 +335,24 @@ const ModelInfo& load_model(const std::string& path) {
         handle = dlopen(u.object.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!handle)
             throw Error(std::string("loading the model compiled from ") + path + " failed: " + dlerror() +
-                        " (a program that loads stencil files must export its symbols: link it with -rdynamic)");
+                        " (the program must export the library's symbols: linked with -rdynamic, as the CMake "
+                        "package does; a module loaded with RTLD_GLOBAL, as strata's Python package is)");
         compiled = true;
     }
     const auto entry = reinterpret_cast<Entry>(dlsym(handle, kEntryPoint));
     if (!entry) throw Error("the model compiled from " + path + " has no entry point " + kEntryPoint);
-    // Named by the file: its stem ("barkley"), or its name where a model has the stem ("heat2d.stencil").
-    std::string name = fs::path(path).stem().string();
-    for (const ModelInfo* m : models())
-        if (m->name == name) name = fs::path(path).filename().string();
-    const ModelInfo* info = entry(&u.spec, name.c_str());
+    const ModelInfo* info = entry(&u.spec, model_name(path, u.spec).c_str());
     register_model(info);
-    g_loaded[path] = info;
-    g_last = {compiled, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-              u.object.string()};
+    g_loaded[id] = info;
+    g_stats[info] = {compiled, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                     u.object.string()};
     return *info;
 }
 
-LoadStats last_load() {
+LoadStats load_stats(const ModelInfo& model) {
     const std::lock_guard lock(g_mutex);
-    return g_last;
+    const auto it = g_stats.find(&model);
+    return it == g_stats.end() ? LoadStats{} : it->second;
 }
 
 std::string show(const std::string& path) {

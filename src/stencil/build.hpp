@@ -13,20 +13,20 @@ namespace strata::stencil {
 bool is_stencil_path(std::string_view name);
 
 // The model of the stencil file at `path`, registered (models(), find_model()) under the file's
-// stem ("barkley" for examples/barkley.stencil), or its name where a model has that stem:
+// stem ("barkley" for examples/barkley.stencil; with the text's hash where a model has that stem):
 // from the cache when the same source was compiled before by the same compiler and Strata, else
-// compiled now (seconds; a line on stderr says so). Loading the same path again returns the same
-// model. UsageError for a file with mistakes or one the engines cannot take yet (file, line,
+// compiled now (seconds; a line on stderr says so). Loading the same file again, unchanged,
+// returns the same model; an edited file is a new model (named with its text's hash). UsageError for a file with mistakes or one the engines cannot take yet (file, line,
 // column); Error when the compiler fails, naming the generated file (kept) and its log.
 const ModelInfo& load_model(const std::string& path);
 
-// What the last load_model did, for the benchmarks' compile-time and start-up rows.
+// What load_model did for a model, for the report's line and the compile-time and start-up rows.
 struct LoadStats {
     bool compiled = false;  // false: the cache had it
     double seconds = 0;     // generating, compiling (if it did) and loading
     std::string object;     // the shared object's path
 };
-LoadStats last_load();
+LoadStats load_stats(const ModelInfo& model);
 
 // The generated source and the command that compiles it (`strata show FILE`).
 std::string show(const std::string& path);

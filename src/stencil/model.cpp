@@ -89,7 +89,7 @@ void StencilProblem::describe(Report& r) const {
         r.value("param_" + spec_->params[i].first, setup_.params[i]);
     }
     if (!params.empty()) r.text("params: " + params + "\n");
-    const LoadStats l = last_load();
+    const LoadStats l = load_stats(*info_);
     r.line(l.compiled ? "model: generated and compiled in %.3g s (%s)" : "model: from the cache in %.3g s (%s)",
            {{"model_load_s", l.seconds}, {"model_object", l.object}});
 }

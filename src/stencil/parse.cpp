@@ -134,6 +134,7 @@ private:
                 const char* begin = l.c_str() + i;
                 char* stop = nullptr;
                 const double v = std::strtod(begin, &stop);
+                if (!std::isfinite(v)) fail({line_, column}, "a number beyond the largest double");
                 tokens_.push_back({Token::Kind::number, std::string(begin, static_cast<const char*>(stop)), v, column});
                 i += std::size_t(stop - begin);
             } else if (c == '"') {
@@ -473,7 +474,7 @@ int Spec::flops_per_cell() const {
     for (const Update& u : updates)
         visit(*u.value, [&](const Expr& e) {
             if (e.kind == Expr::Kind::binary || (e.kind == Expr::Kind::unary && e.op == "-")) ++n;
-            if (e.kind == Expr::Kind::call) n += e.name == "lap" ? 2 * dims : 1;
+            if (e.kind == Expr::Kind::call) n += e.name == "lap" ? 2 * dims + 1 : 1;  // its adds, the 2d*, the -
         });
     return n;
 }
