@@ -205,3 +205,20 @@ def test_a_stencil_file_is_a_model():
     assert sim.observables()["max_u"] == 1.0
     report = strata.run(path, n=20, steps=3, backend="cpu")
     assert report["max_u"] == 1.0
+
+
+def test_strata_imported_first_leaves_numpy_whole():
+    # The module is loaded RTLD_GLOBAL and exports libstrata's symbols alone (exports.map): NumPy,
+    # imported after it, keeps its own C++ runtime; a stencil file still runs.
+    path = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "stencils",
+                                         "heat2d.stencil"))
+    code = textwrap.dedent(f"""
+        import strata, numpy, io, sys
+        sim = strata.Simulation({path!r}, n=16, steps=0)
+        sim.advance(2)
+        print(numpy.asarray(sim.field()).shape, round(sim.observables()["max_u"], 6))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("(16, 16)")
