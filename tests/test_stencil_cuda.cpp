@@ -21,15 +21,12 @@ namespace {
 #define REQUIRE_GPU() \
     if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped"
 
-std::string example(const std::string& name) { return std::string(STRATA_SOURCE_DIR) + "/examples/stencils/" + name; }
+std::string example(const std::string& name) { return test::stencil_example(name); }
 
 template <class T>
 std::unique_ptr<TypedEngine<T>> engine(const ModelInfo& m, const Problem& p, Backend b, const EngineOptions& o,
                                        const State<T>* init) {
-    if constexpr (sizeof(T) == 4)
-        return m.engine_f32(p, b, o, init);
-    else
-        return m.engine_f64(p, b, o, init);
+    return test::model_engine<T>(m, p, b, o, init);
 }
 
 // Every strategy of the model, each temporal one at depths 2 and 5, as unbuffered launches.
@@ -46,9 +43,7 @@ template <class T>
 void heat_every_strategy() {
     const Heat2dProblem builtin(Heat2dParams::make(301, 203));  // no tile divides it
     const ModelInfo& m = find_model(example("heat2d.stencil"));
-    char c[40];
-    std::snprintf(c, sizeof c, "c=%.17g", builtin.params.c);
-    const auto generated = m.box(Params{{"params", std::string(c)}}, 301, 203, 1);
+    const auto generated = m.box(Params{{"params", "c=" + test::exact(builtin.params.c)}}, 301, 203, 1);
     HostField<T> u(builtin.extent());
     test::fill_random(u, 7);
     test::zero_ghosts(u);
@@ -78,9 +73,8 @@ void apf_every_strategy() {
     const ApfParams p = ApfParams::for_mesh(256, 130);  // 257 x 131 points: no tile divides it
     const ApfProblem builtin(p);
     const ModelInfo& m = find_model(example("apf.stencil"));
-    char params[96];
-    std::snprintf(params, sizeof params, "alpha=%.17g,dt=%.17g", p.alpha, p.dt);
-    const auto generated = m.box(Params{{"params", std::string(params)}}, p.n + 1, p.m + 1, 1);
+    const auto generated =
+        m.box(Params{{"params", "alpha=" + test::exact(p.alpha) + ",dt=" + test::exact(p.dt)}}, p.n + 1, p.m + 1, 1);
     const State<T> init = test::random_apf_state<T>(p, 21);
     EXPECT_EQ(kernel_names(Backend::cuda, m.name), kernel_names(Backend::cuda, "apf"));
     for_each_launch(m.name, [&](const EngineOptions& o) {

@@ -25,20 +25,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string example(const std::string& name) { return std::string(STRATA_SOURCE_DIR) + "/examples/stencils/" + name; }
-
-std::string exact(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
+using test::exact;
+using test::stencil_example;
+std::string example(const std::string& name) { return stencil_example(name); }
 
 template <class T>
 std::unique_ptr<TypedEngine<T>> engine(const ModelInfo& m, const Problem& p, Backend b, const State<T>* init) {
-    if constexpr (sizeof(T) == 4)
-        return m.engine_f32(p, b, {}, init);
-    else
-        return m.engine_f64(p, b, {}, init);
+    return test::model_engine<T>(m, p, b, {}, init);
 }
 
 // heat2d.stencil writes the built-in heat2d's update in its order: with the built-in's c, the two

@@ -3,6 +3,8 @@
 // the states of the built-in models as the engines take them.
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -82,6 +84,30 @@ bool bitwise_equal(const HostField<T>& a, const HostField<T>& b) {
             for (int i = 0; i < e.nx; ++i)
                 if (std::memcmp(&a.at(i, j, k), &b.at(i, j, k), sizeof(T)) != 0) return false;
     return true;
+}
+
+#ifdef STRATA_SOURCE_DIR
+// A stencil file of examples/stencils/.
+inline std::string stencil_example(const std::string& name) {
+    return std::string(STRATA_SOURCE_DIR) + "/examples/stencils/" + name;
+}
+#endif
+
+// A double as text that reads back the same (a --params value equal to a built-in's).
+inline std::string exact(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+// A registered model's engine in precision T (ModelInfo's makers, as a model found by name has).
+template <class T>
+std::unique_ptr<TypedEngine<T>> model_engine(const ModelInfo& m, const Problem& p, Backend b, const EngineOptions& o,
+                                             const State<T>* init) {
+    if constexpr (sizeof(T) == 4)
+        return m.engine_f32(p, b, o, init);
+    else
+        return m.engine_f64(p, b, o, init);
 }
 
 }  // namespace strata::test

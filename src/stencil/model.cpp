@@ -24,6 +24,17 @@ const char* boundary_name(Boundary b) {
     return "?";
 }
 
+// "c = 0.2, dt = 1" (or with `sep` "=" and ","): params as the report and the help print them.
+std::string params_text(const Spec& spec, const std::vector<double>& values, const char* eq, const char* sep) {
+    std::string text;
+    for (std::size_t i = 0; i < spec.params.size(); ++i) {
+        char v[64];
+        std::snprintf(v, sizeof v, "%g", values[i]);
+        text += (i ? sep : "") + spec.params[i].first + eq + v;
+    }
+    return text;
+}
+
 std::vector<double> param_values(const Spec& spec) {
     std::vector<double> v;
     for (const auto& p : spec.params) v.push_back(p.second);
@@ -81,13 +92,8 @@ void StencilProblem::describe(Report& r) const {
                 {"nz", setup_.nz},
                 {"boundary", boundary_name(spec_->boundary)},
                 {"steps", setup_.steps}});
-    std::string params;
-    for (std::size_t i = 0; i < spec_->params.size(); ++i) {
-        char v[64];
-        std::snprintf(v, sizeof v, "%g", setup_.params[i]);
-        params += (i ? ", " : "") + spec_->params[i].first + " = " + v;
-        r.value("param_" + spec_->params[i].first, setup_.params[i]);
-    }
+    for (std::size_t i = 0; i < spec_->params.size(); ++i) r.value("param_" + spec_->params[i].first, setup_.params[i]);
+    const std::string params = params_text(*spec_, setup_.params, " = ", ", ");
     if (!params.empty()) r.text("params: " + params + "\n");
     const LoadStats l = load_stats(*info_);
     r.line(l.compiled ? "model: generated and compiled in %.3g s (%s)" : "model: from the cache in %.3g s (%s)",
@@ -135,12 +141,7 @@ ModelInfo describe_stencil(const Spec& spec, const std::string& name) {
     ModelInfo m;
     m.name = name;
     m.summary = "the stencil file " + spec.path;
-    std::string params;
-    for (const auto& [p, v] : spec.params) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%g", v);
-        params += (params.empty() ? "" : ", ") + p + "=" + buf;
-    }
+    const std::string params = params_text(spec, param_values(spec), "=", ", ");
     m.help = "A model from the stencil file " + spec.path + " (docs/stencil-language.md), generated into the\n" +
              "engines' model functor and compiled at the first run (cached: ~/.cache/strata/kernels).\n" +
              (params.empty() ? std::string("It has no params.\n") : "Params: " + params + " (--params NAME=VALUE,...).\n") +
