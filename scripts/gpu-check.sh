@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, stencil, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, stencil, mpi, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -75,6 +75,12 @@ if want stencil; then  # stencil files (#18): their GPU tests, the first and a c
   bench examples/stencils/apf.stencil -n 8193 --precision fp32,fp64 --depth 2,4
   bench examples/stencils/barkley.stencil --precision fp32,fp64 --depth 4,8
   unset STRATA_CACHE_DIR
+fi
+if want mpi; then  # runs over MPI ranks (#19): the CPU backends', then CUDA's strategy by strategy (ranks share the GPUs)
+  bash tests/mpi_runs.sh $build/strata examples/stencils > "$out/mpi-cpu.txt" 2>&1 || true
+  grep -E "FAIL|failures" "$out/mpi-cpu.txt" | head -20
+  bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda.txt" 2>&1 || true
+  grep -E "FAIL|passed" "$out/mpi-cuda.txt" | head -40
 fi
 if want python; then  # the Python bindings on the GPU: their tests, and what a call costs against the CLI
   ctest --test-dir $build -R '^python' --output-on-failure > "$out/tests-python.txt" 2>&1 || true

@@ -6,7 +6,8 @@ set -euo pipefail
 
 # The Python module's: the system's interpreter, its headers, pybind11, DLPack, NumPy and pytest.
 packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libpng-dev
-          python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest "$@")
+          python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest
+          libopenmpi-dev openmpi-bin "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,6 +11,7 @@
 
 #include "strata/core/field.hpp"
 #include "strata/core/types.hpp"
+#include "strata/domain.hpp"
 #include "strata/model.hpp"
 #include "strata/problem.hpp"
 
@@ -29,6 +30,11 @@ struct EngineOptions {
     // CUDA: the field whose snapshot buffers are allocated (and counted against the memory
     // available) with the engine, before the time loop; others get theirs at their first snapshot.
     std::string snapshot_field = {};
+    // The process grid of a run over several ranks (mpirun): make_engine() then builds this
+    // rank's engine on its window of the grid (domain.hpp). One part: the whole grid here.
+    Decomposition decomp = {};
+    // Set by the decomposed engine for the engine of its window; null on one rank.
+    std::shared_ptr<Subdomain> subdomain = {};
 };
 
 // What the chosen strategy does per pass over memory, and the model's counts per cell update

@@ -52,14 +52,17 @@ struct FieldPtrs {
 };
 
 // One cell of a model's fields, for the reductions behind its report: `c(f, di, dj, dk)` reads
-// field f at an offset from the cell (i, j, k). All fields of a model share one layout.
+// field f at an offset from the cell (i, j, k), its position in the whole grid. All fields of a
+// model share one layout. `shift`: where a rank's window of the grid (domain.hpp) starts, as an
+// offset of the memory index (0 on one rank).
 template <class T, int N>
 struct Cell {
     const T* const* origin;  // field f's interior cell (0, 0, 0)
     std::int64_t pitch, plane;
     int i, j, k;
+    std::int64_t shift = 0;
     STRATA_HD double operator()(int f, int di = 0, int dj = 0, int dk = 0) const {
-        return double(origin[f][std::int64_t(k + dk) * plane + std::int64_t(j + dj) * pitch + (i + di)]);
+        return double(origin[f][shift + std::int64_t(k + dk) * plane + std::int64_t(j + dj) * pitch + (i + di)]);
     }
 };
 

@@ -6,12 +6,14 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "strata/core/types.hpp"
+#include "strata/domain.hpp"
 #include "strata/features.hpp"
 #include "strata/io/vti.hpp"
 #include "strata/model.hpp"
@@ -69,6 +71,9 @@ public:
     virtual void check(std::int64_t /*every*/) const {}
 
     virtual PointFeatures points() const { return {}; }
+    // The process grid the model's own options ask for (apf's -x, -y and -k); none: --decomp or
+    // the default slabs.
+    virtual std::optional<Decomposition> decomposition() const { return std::nullopt; }
 };
 
 template <class T>
@@ -99,6 +104,8 @@ struct ModelInfo {
     // Strategies of the model's shape that do not fit it, with why (a periodic boundary's
     // `temporal`): left out of kernel_names(), listed by kernels_left_out().
     std::vector<std::pair<std::string, std::string>> refused;
+    // The boundary (the kernel's): the ghost layer of a field gathered from several ranks.
+    bool mirror = false, periodic = false;
 
     // The problem that `params` describe; warnings (a questionable but valid choice) go to `out`.
     std::unique_ptr<Problem> (*problem)(const Params& params, std::ostream& out) = nullptr;

@@ -42,6 +42,7 @@ struct RunOptions {
     int chunk = 0;
     int depth = 0;
     std::string json_path;
+    std::string decomp;  // --decomp PxQ[xR]: the process grid under mpirun (empty: the model's, or slabs)
     IoOptions io;
     // CUDA runs without --kernel, --chunk or --depth: the device's wisdom (tune.hpp), or the
     // built-in defaults (--no-wisdom), or tuning first when the wisdom has no entry (--tune).

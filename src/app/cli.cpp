@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "bench.hpp"
+#include "dist/mpi.hpp"
 #include "check.hpp"
 #include "stencil/build.hpp"
 #include "info.hpp"
@@ -230,6 +231,9 @@ CommandLine::CommandLine() {
         add_common(mc.cmd, mc.precision, mc.backend, mc.run.kernel, mc.run.json_path, mc.no_graphs, mc.run.chunk,
                    mc.run.depth);
         add_io(mc.cmd, mc.run.io, mc.quiet, m->out_help);
+        mc.cmd->add_option("--decomp", mc.run.decomp,
+                           m->dims == 3 ? "Under mpirun: ranks along x, y and z, PxQxR (default 1x1xN: slabs along z)"
+                                        : "Under mpirun: ranks along x and y, PxQ (default 1xN: slabs of rows)");
         mc.cmd->add_flag("--no-wisdom", mc.no_wisdom,
                          "CUDA: the built-in launch defaults, not the device's wisdom (`strata tune`)");
         mc.cmd->add_flag("--tune", mc.tune_first,
@@ -392,6 +396,19 @@ std::optional<RunOptions> parse_run_command(int argc, const char* const* argv) {
     return mc ? std::optional(mc->options(false)) : std::nullopt;
 }
 
+// One line on stderr, and the exit code. Over several ranks (dist/mpi.hpp) the rank that says
+// why names itself once the run has started, and an error then ends every rank.
+int fail(std::ostream& err, const std::string& why, int code) {
+    if (dist::size_or_one() <= 1) {
+        err << "strata: error: " << why << '\n';
+        return code;
+    }
+    const bool running = dist::phase() == dist::Phase::run;
+    if (dist::says_why(code)) err << "strata: error: " << why << (running ? " (" + dist::where() + ")" : "") << '\n';
+    if (running) dist::abort(code);
+    return code;
+}
+
 int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err, bool out_is_terminal) {
     // A stencil file's model first (its compile can fail), then the command line with it.
     std::vector<const char*> args;
@@ -400,15 +417,15 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         args = load_stencil_models(argc, argv);
         line.emplace();
     } catch (const UsageError& e) {
-        err << "strata: error: " << e.what() << '\n';
-        return 2;
+        return fail(err, e.what(), 2);
     } catch (const std::exception& e) {
-        err << "strata: error: " << e.what() << '\n';
-        return 1;
+        return fail(err, e.what(), 1);
     }
     CommandLine& c = *line;
     try {
         c.parse(argc, args.data());
+        if (dist::size() > 1 && !c.run_command())
+            throw UsageError("under mpirun only `strata run` has work for several ranks: run the others as one process");
         if (const ModelCommand* mc = c.run_command()) {
             const RunOptions o = mc->options(out_is_terminal);
             if (o.kernel == "list") {
@@ -468,20 +485,18 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         }
         return 0;
     } catch (const CLI::Success& e) {
-        return c.app.exit(e, out, err);
-    } catch (const Interrupted& e) {
-        err << "strata: " << e.what() << '\n';
+        return dist::rank() == 0 ? c.app.exit(e, out, err) : 0;
+    } catch (const dist::Silent& e) {  // another rank failed and says why
+        return e.code;
+    } catch (const Interrupted& e) {  // every rank stops at the same step (app::drive): rank 0 says so
+        if (dist::size_or_one() <= 1 || dist::rank() == 0) err << "strata: " << e.what() << '\n';
         return e.exit_code();
     } catch (const UsageError& e) {
-        err << "strata: error: " << e.what() << '\n';
-        return 2;
+        return fail(err, e.what(), 2);
     } catch (const std::bad_alloc&) {  // the checks before allocating (memory.hpp) missed something
-        err << "strata: error: out of host memory (" << format_bytes(double(available_host_bytes()))
-            << " available now)\n";
-        return 1;
+        return fail(err, "out of host memory (" + format_bytes(double(available_host_bytes())) + " available now)", 1);
     } catch (const std::exception& e) {
-        err << "strata: error: " << e.what() << '\n';
-        return 1;
+        return fail(err, e.what(), 1);
     }
 }
 

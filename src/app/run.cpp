@@ -6,6 +6,8 @@
 #include <fstream>
 #include <ostream>
 
+#include "dist/decomposed.hpp"
+#include "dist/mpi.hpp"
 #include "report.hpp"
 #include "run_io.hpp"
 #include "tune_command.hpp"
@@ -18,11 +20,33 @@
 namespace strata {
 namespace {
 
+// The process grid of the run: the model's own (apf's -x -y), --decomp, or slabs over the ranks.
+Decomposition decomposition(const RunOptions& o, const Problem& problem) {
+    const int dims = problem.model().dims, ranks = dist::size();
+    std::optional<Decomposition> d = problem.decomposition();
+    if (!o.decomp.empty()) {
+        Decomposition given = parse_decomposition(o.decomp, dims);
+        if (d && !std::equal(d->parts, d->parts + 3, given.parts))
+            throw UsageError("--decomp " + given.text(dims) + " and the model's own process grid " + d->text(dims) +
+                             " differ: give one");
+        if (d) given.exchange = d->exchange;
+        d = given;
+    }
+    if (!d) d = default_decomposition(dims, ranks);
+    if (d->ranks() != ranks)
+        throw UsageError("the process grid " + d->text(dims) + " has " + std::to_string(d->ranks()) + " parts but " +
+                         (ranks == 1 ? "this run is one process: launch it with mpirun -np " + std::to_string(d->ranks())
+                                     : "mpirun started " + std::to_string(ranks) + " ranks: they must be equal"));
+    return *d;
+}
+
 template <class T>
 nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostream& out) {
     const ModelInfo& model = problem.model();
+    // Every rank runs this, in step with the others; rank 0 alone prints and writes files.
+    const bool root = dist::rank() == 0;
     std::ofstream json_file;
-    if (!o.json_path.empty()) {
+    if (!o.json_path.empty() && root) {
         json_file.open(o.json_path);  // opened first: a bad path fails before the run, not after
         if (!json_file) throw UsageError("cannot open '" + o.json_path + "' for the JSON report");
     }
@@ -35,14 +59,17 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     const std::int64_t snapshot_every = io.snapshot_every > 0 ? io.snapshot_every : problem.snapshot_every();
     const SnapshotSpec spec = problem.snapshot_spec();
     const Extent extent = problem.extent();
-    app::Snapshots snapshots(io, snapshot_every, model.name);
+    app::Snapshots snapshots(io, root ? snapshot_every : 0, model.name);
     EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
                      snapshots.buffers(extent.cells() * std::int64_t(sizeof(T))),
-                     snapshots.active() ? spec.field : std::string()};
+                     snapshot_every > 0 ? spec.field : std::string()};
+    eo.decomp = decomposition(o, problem);
+    if (o.backend == Backend::cuda && dist::size() > 1) dist::use_rank_device();  // its wisdom is its GPU's
     const std::string launch = app::choose_launch(o, problem, precision, eo, out);
     std::optional<State<T>> init;
     if (restart) init = app::checkpoint_state<T>(*restart, model, io.restart_path);
     const std::unique_ptr<TypedEngine<T>> engine = make_engine<T>(problem, o.backend, eo, init ? &*init : nullptr);
+    dist::end_setup();  // from here on a rank's error ends every rank
 
     Report r(out);
     r.value("model", model.name);
@@ -50,6 +77,10 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
            {{"", problem.title()}, {"backend", std::string(to_string(o.backend))}, {"kernel", engine->kernel()},
             {"precision", std::string(to_string(precision))}});
     if (!launch.empty()) r.line("%s", {{"launch", launch}});
+    if (dist::size() > 1)
+        r.line("%d ranks, process grid %s, halos %s",
+               {{"ranks", dist::size()}, {"decomposition", eo.decomp.text(model.dims)},
+                {"", std::string(eo.decomp.exchange ? "over MPI every step" : "never exchanged (-k)")}});
     problem.describe(r);
     if (restart) r.text("restarted from '" + io.restart_path + "' at " + model.step_noun + " " + std::to_string(first) + '\n');
     r.text("\n");
@@ -57,6 +88,10 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
 
     std::vector<std::string> checkpoints;
     auto checkpoint = [&](std::int64_t) {
+        if (!root) {  // the state is gathered from every rank, then written by rank 0
+            (void)engine->state();
+            return;
+        }
         app::write_state(io.checkpoint_path, problem, *engine);
         if (checkpoints.empty()) checkpoints.push_back(io.checkpoint_path);
     };
@@ -64,6 +99,10 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     for (const ModelHook& h : problem.hooks())
         hooks.push_back({h.every, true, [&, run = h.run](std::int64_t step) { run(*engine, out, step); }});
     hooks.push_back({snapshot_every, false, [&](std::int64_t step) {
+                         if (!root) {  // gathered from every rank, written by rank 0
+                             engine->snapshot(spec.field)->wait();
+                             return;
+                         }
                          snapshots.submit(step, double(step) * problem.dt(),
                                           io::FrameSpec{"", spec.grid, model.dims, spec.lo, spec.hi},
                                           [&] { return engine->snapshot(spec.field); });
@@ -79,8 +118,8 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     if (driven.step < last) {  // stopped by a signal: keep what there is, then say so
         if (!io.checkpoint_path.empty()) checkpoint(driven.step);
         snapshots.finish(out);
-        const int signal = stop_requested();
-        throw Interrupted(signal, "interrupted by " + signal_name(signal) + " at " + model.step_noun + " " +
+        const int signal = stop_requested();  // 0 here: another rank's (app::drive)
+        throw Interrupted(signal, "interrupted by " + (signal ? signal_name(signal) : "a signal to another rank") + " at " + model.step_noun + " " +
                                       std::to_string(driven.step) + " of " + std::to_string(last) +
                                       (io.checkpoint_path.empty()
                                            ? ": nothing saved (with --checkpoint FILE an interrupted run keeps "
@@ -110,7 +149,8 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
 
 }  // namespace
 
-nlohmann::json run(const RunOptions& o, std::ostream& out) {
+namespace {
+nlohmann::json run_ranked(const RunOptions& o, std::ostream& out) {
     const ModelInfo& model = find_model(o.model);
     const std::unique_ptr<Problem> problem = model.problem(o.params, out);
     problem->check(o.io.snapshot_every);
@@ -118,5 +158,13 @@ nlohmann::json run(const RunOptions& o, std::ostream& out) {
     const Precision p = o.precision.value_or(model.precision);
     return p == Precision::fp32 ? run_typed<float>(o, *problem, out) : run_typed<double>(o, *problem, out);
 }
+}  // namespace
+
+nlohmann::json run(const RunOptions& o, std::ostream& out) {
+    dist::begin_setup();  // (dist/mpi.hpp: how an error of one rank reaches the user)
+    std::ostream none(nullptr);  // the ranks but 0 print nothing
+    return run_ranked(o, dist::rank() == 0 ? out : none);
+}
+
 
 }  // namespace strata

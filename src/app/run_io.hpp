@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "dist/mpi.hpp"
 #include "strata/core/interrupt.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/checkpoint.hpp"
@@ -60,16 +61,20 @@ struct Driven {
 };
 
 // Advances `engine` from step `from` to `to` in the progress' chunks, stopping at every multiple
-// of each hook's period, and after any chunk once a stop is requested.
+// of each hook's period, and after any chunk once a stop is requested. Over several ranks every
+// decision is the ranks' together (the largest chunk, a check if any rank wants one, a stop if any
+// rank has a signal): they step, exchange and stop in step.
 template <class Engine>
 Driven drive(Engine& engine, std::int64_t from, std::int64_t to, const std::vector<Periodic>& hooks,
              Progress& progress) {
     double excluded_s = 0;
     std::int64_t done = from, checked = from;
+    const bool several = dist::size() > 1;
     while (done < to) {
         std::int64_t next = std::min(to, checked + progress.chunk());
         for (const Periodic& h : hooks)
             if (h.every > 0) next = std::min(next, (done / h.every + 1) * h.every);
+        if (several) next = dist::allreduce_max(next);
         engine.advance(next - done);
         done = next;
         for (const Periodic& h : hooks) {
@@ -84,13 +89,14 @@ Driven drive(Engine& engine, std::int64_t from, std::int64_t to, const std::vect
             h.run(done);
             excluded_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         }
-        if (done < checked + progress.chunk() && done < to) continue;  // cut short by a hook
+        const bool cut = done < checked + progress.chunk() && done < to;  // short of the chunk: by a hook
+        if (several ? dist::allreduce_max(int(!cut)) == 0 : cut) continue;
         // The steps queued are done before the stop check (a stop lands between steps) and the
         // bar shows steps done, not steps queued. Once every quarter second: no measurable cost.
         engine.synchronize();
         progress.update(done);
         checked = done;
-        if (stop_requested()) break;
+        if (several ? dist::allreduce_max(int(stop_requested() != 0)) != 0 : stop_requested() != 0) break;
     }
     progress.clear();
     return {done, excluded_s};

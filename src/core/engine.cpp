@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "../dist/decomposed.hpp"
+#include "../dist/mpi.hpp"
 #include "field_buffers.hpp"
 #include "register.hpp"
 #include "strata/core/error.hpp"
@@ -97,6 +99,9 @@ template <class T>
 std::unique_ptr<TypedEngine<T>> make_engine(const Problem& problem, Backend backend, const EngineOptions& options,
                                             const State<T>* initial) {
     const ModelInfo& m = problem.model();
+    // Several ranks: this one's window of the grid, behind an engine of the whole.
+    if (!options.subdomain && (options.decomp.ranks() > 1 || dist::size() > 1))
+        return dist::make_decomposed<T>(problem, backend, options, initial);
     if constexpr (std::is_same_v<T, float>)
         return m.engine_f32(problem, backend, options, initial);
     else

@@ -34,7 +34,7 @@ std::unique_ptr<TypedEngine<T>> make_model_engine(const Problem& problem, Backen
 #endif
     }
     check_cpu_options(backend, o);
-    return cpu::make_engine<P, T>(*p, backend == Backend::omp, initial);
+    return cpu::make_engine<P, T>(*p, backend == Backend::omp, initial, o.subdomain);
 }
 
 template <class P>
@@ -44,6 +44,8 @@ ModelInfo registered_model() {
     m.dims = Kernel::dims;
     m.radius = Kernel::radius;
     m.fields.assign(std::begin(P::fields), std::end(P::fields));
+    m.mirror = Kernel::mirror;
+    m.periodic = periodic_boundary<Kernel>();
     if constexpr (periodic_boundary<Kernel>())  // strategies.cuh leaves it out
         m.refused.emplace_back("temporal", "the temporal kernel does not fit a periodic boundary: a tile's "
                                            "neighbours across the domain's edge are not on chip");

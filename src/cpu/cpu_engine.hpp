@@ -66,21 +66,28 @@ private:
     std::vector<T> values_;
 };
 
-// The reductions behind a model's observables, over the interior in memory order (k, j, i).
+// The reductions behind a model's observables, over the interior in memory order (k, j, i): the
+// cells this rank owns, combined with the other ranks' (`sub`, null on one rank).
 template <class Observer, class T, std::size_t N>
-Observables observe(const Observer& obs, const std::array<const T*, N>& origin, const Extent& e) {
+Observables observe(const Observer& obs, const std::array<const T*, N>& origin, const Extent& e, Subdomain* sub) {
     Reduced r[Observer::count];
     double v[Observer::count];
-    const Cell<T, int(N)> base{origin.data(), e.px(), e.px() * e.py(), 0, 0, 0};
-    for (int k = 0; k < e.nz; ++k)
-        for (int j = 0; j < e.ny; ++j)
-            for (int i = 0; i < e.nx; ++i) {
+    int lo[3] = {0, 0, 0}, n[3] = {e.nx, e.ny, e.nz}, at[3] = {0, 0, 0};
+    if (sub)
+        for (int a = 0; a < 3; ++a) lo[a] = sub->window.own_lo[a], n[a] = sub->window.own_n[a], at[a] = sub->window.offset[a];
+    Cell<T, int(N)> base{origin.data(), e.px(), e.px() * e.py(), 0, 0, 0};
+    base.shift = -(std::int64_t(at[2]) * base.plane + std::int64_t(at[1]) * base.pitch + at[0]);
+    for (int k = lo[2]; k < lo[2] + n[2]; ++k)
+        for (int j = lo[1]; j < lo[1] + n[1]; ++j)
+            for (int i = lo[0]; i < lo[0] + n[0]; ++i) {
                 Cell<T, int(N)> c = base;
-                c.i = i, c.j = j, c.k = k;
+                c.i = i + at[0], c.j = j + at[1], c.k = k + at[2];
                 obs(c, v);
-                for (int n = 0; n < Observer::count; ++n) r[n].add(v[n]);
+                for (int m = 0; m < Observer::count; ++m) r[m].add(v[m]);
             }
-    return obs.named(r, double(e.cells()));
+    if (!sub) return obs.named(r, double(e.cells()));
+    sub->combine(r, Observer::count);
+    return obs.named(r, double(sub->window.global.cells()));
 }
 
 template <class P, class Model, bool Parallel>
@@ -89,13 +96,14 @@ class CpuEngine final : public TypedEngine<typename Model::value_type> {
     static constexpr int N = int(std::size(P::fields));
 
 public:
-    CpuEngine(const P& problem, const Model& model, const State<T>* initial)
+    CpuEngine(const P& problem, const Model& model, const State<T>* initial, std::shared_ptr<Subdomain> sub)
         : info_(&problem.model()),
-          model_(model),
-          extent_(problem.extent()),
+          model_(placed(model, sub.get())),
+          sub_(std::move(sub)),
+          extent_(sub_ ? sub_->window.local : problem.extent()),
           dt_(problem.dt()),
           observer_(problem.observer()),
-          points_(problem.points()),
+          points_(sub_ ? localize(problem.points(), sub_->window) : problem.points()),
           buffers_(P::fields) {
         require_host_memory(buffers_.count(false) * extent_.padded_cells() * std::int64_t(sizeof(T)),
                             fields_text(problem.model(), buffers_.count(false), extent_, precision_of<T>()),
@@ -104,7 +112,8 @@ public:
             if (buffers_.has_current(f)) buffers_.cur[f] = HostField<T>(extent_);
             if (buffers_.has_next(f, false)) buffers_.next[f] = HostField<T>(extent_);
         }
-        for (auto& [name, values] : problem.template coefficients<T>()) buffers_.current(buffers_.index(name)) = values;
+        for (auto& [name, values] : problem.template coefficients<T>())
+            buffers_.current(buffers_.index(name)) = sub_ ? window_of(values, sub_->window) : values;
         if (initial) {
             for (int f = 0; f < N; ++f)
                 if (holds_state(buffers_.role(f))) set_field(P::fields[f].name, initial->field(P::fields[f].name));
@@ -119,7 +128,14 @@ public:
                 HostField<T>& u = buffers_.current(f);
                 for (int k = 0; k < extent_.nz; ++k)
                     for (int j = 0; j < extent_.ny; ++j)
-                        for (int i = 0; i < extent_.nx; ++i) u.at(i, j, k) = T(init(f, i, j, k));
+                        for (int i = 0; i < extent_.nx; ++i) {
+                            if (!sub_) {
+                                u.at(i, j, k) = T(init(f, i, j, k));
+                                continue;
+                            }
+                            const Window& w = sub_->window;
+                            u.at(i, j, k) = T(init(f, w.global_index(0, i), w.global_index(1, j), w.global_index(2, k)));
+                        }
             }
         }
     }
@@ -137,7 +153,7 @@ public:
         std::array<const T*, N> origin;
         for (int f = 0; f < N; ++f) origin[f] = buffers_.current(f).ptr() + extent_.index(0, 0, 0);
         observer_.at(double(step_) * dt_);
-        return observe(observer_, origin, extent_);
+        return observe(observer_, origin, extent_, sub_.get());
     }
     HostField<T> field(std::string_view name) override {
         HostField<T> u = buffers_.current(buffers_.index(name));
@@ -185,6 +201,13 @@ public:
 
 private:
     void step() {
+        if (sub_) {  // the halos from their owners (one radius deep, every step)
+            T* halo[N];
+            int n = 0;
+            for (int f = 0; f < N; ++f)
+                if (buffers_.role(f) == FieldRole::stencil) halo[n++] = buffers_.cur[f].ptr();
+            sub_->exchange(halo, n);
+        }
         for (int f = 0; f < N; ++f) {
             if (buffers_.role(f) != FieldRole::stencil) continue;
             if constexpr (Model::mirror) mirror_ghosts(buffers_.cur[f]);
@@ -206,6 +229,7 @@ private:
 
     const ModelInfo* info_;
     Model model_;
+    std::shared_ptr<Subdomain> sub_;  // null on one rank
     Extent extent_;
     double dt_;
     typename P::Observer observer_;
@@ -216,11 +240,12 @@ private:
 };
 
 template <class P, class T>
-std::unique_ptr<TypedEngine<T>> make_engine(const P& problem, bool parallel, const State<T>* initial) {
+std::unique_ptr<TypedEngine<T>> make_engine(const P& problem, bool parallel, const State<T>* initial,
+                                            std::shared_ptr<Subdomain> sub) {
     return problem.template with_kernel<T>([&](const auto& model) -> std::unique_ptr<TypedEngine<T>> {
         using Model = std::decay_t<decltype(model)>;
-        if (parallel) return std::make_unique<CpuEngine<P, Model, true>>(problem, model, initial);
-        return std::make_unique<CpuEngine<P, Model, false>>(problem, model, initial);
+        if (parallel) return std::make_unique<CpuEngine<P, Model, true>>(problem, model, initial, sub);
+        return std::make_unique<CpuEngine<P, Model, false>>(problem, model, initial, sub);
     });
 }
 

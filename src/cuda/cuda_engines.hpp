@@ -26,6 +26,7 @@ std::string default_kernel(int dims, int radius, int points, std::int64_t cells)
 // Throws Error with a clear message when no usable device is present.
 void require_device();
 int device_count();  // 0 when there is no device or no driver
+void use_device(int device);  // this thread's current device
 // Throws UsageError (memory.hpp's refusal) when `bytes` exceed the current device's free memory.
 void require_device_memory(std::int64_t bytes, const std::string& what, const std::string& hint);
 void print_devices(std::ostream& out);

@@ -99,6 +99,8 @@ int device_count() {
     return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
+void use_device(int d) { STRATA_CUDA_CHECK(cudaSetDevice(d)); }
+
 void require_device() {
     int n = 0;
     const cudaError_t e = cudaGetDeviceCount(&n);

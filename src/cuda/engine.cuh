@@ -15,6 +15,7 @@
 #include "cuda_engines.hpp"
 #include "device_buffer.hpp"
 #include "grid.cuh"
+#include "halo.cuh"
 #include "reduce.cuh"
 #include "snapshot.cuh"
 #include "strata/core/field.hpp"
@@ -41,12 +42,15 @@ __global__ void fill_interior(T* origin, const DevGrid g, const T value) {
         if (i < g.nx) origin[g.at(i, r % g.ny, r / g.ny)] = value;
 }
 
-// Field f's interior from the model's initial state (Initial: value(f, i, j, k), in double).
+// Field f's interior from the model's initial state (Initial: value(f, i, j, k), in double), at
+// each cell's place in the whole grid (`w`: where the engine's grid lies in it).
 template <class T, class Initial>
-__global__ void initial_state(T* origin, const DevGrid g, const Initial init, const int f) {
+__global__ void initial_state(T* origin, const DevGrid g, const Initial init, const int f, const Window w) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     for (int r = blockIdx.y; r < g.ny * g.nz; r += gridDim.y)
-        if (i < g.nx) origin[g.at(i, r % g.ny, r / g.ny)] = T(init(f, i, r % g.ny, r / g.ny));
+        if (i < g.nx)
+            origin[g.at(i, r % g.ny, r / g.ny)] =
+                T(init(f, w.global_index(0, i), w.global_index(1, r % g.ny), w.global_index(2, r / g.ny)));
 }
 
 // Point sources and receivers (features.hpp), one block after each step's update: thread 0 adds
@@ -162,19 +166,20 @@ class CudaEngine final : public TypedEngine<typename Model::value_type> {
 public:
     CudaEngine(const P& problem, const Model& m, const EngineOptions& o, const State<T>* initial)
         : info_(&problem.model()),
-          model_(m),
-          strategy_(find_strategy<Model>(o.kernel, problem.extent().cells())),
+          model_(placed(m, o.subdomain.get())),
+          sub_(o.subdomain),
+          strategy_(find_strategy<Model>(o.kernel, sub_ ? sub_->window.local.cells() : problem.extent().cells())),
           knobs_{o.chunk},
           depth_(pick_depth(strategy_, o.depth)),
           use_graphs_(o.graphs),
           snapshot_buffers_(o.snapshot_buffers),
           dt_(problem.dt()),
           observer_(problem.observer()),
-          points_(problem.points()),
+          points_(sub_ ? localize(problem.points(), sub_->window) : problem.points()),
           buffers_(P::fields) {
         check_launch(strategy_, depth_, o);
         const cudaStream_t s = stream_.get();
-        const Extent e = problem.extent();
+        const Extent e = sub_ ? sub_->window.local : problem.extent();
         extent_ = e;
         // Refused before anything is allocated: the fields and a snapshot's staging buffer on the
         // device, the snapshots' pinned buffers on the host.
@@ -196,18 +201,21 @@ public:
             const int f = buffers_.index(o.snapshot_field);
             snapshots_[o.snapshot_field] = std::make_shared<SnapshotPool<T>>(buffers_.current(f).grid(), snapshot_buffers_);
         }
-        for (auto& [name, values] : problem.template coefficients<T>()) set_field(name, values);
+        for (auto& [name, values] : problem.template coefficients<T>())
+            set_field(name, sub_ ? window_of(values, sub_->window) : values);
         if (initial) {
             for (int f = 0; f < N; ++f)
                 if (holds_state(buffers_.role(f))) set_field(P::fields[f].name, initial->field(P::fields[f].name));
             step_ = initial->step;
         } else {
             const auto init = problem.initial();
+            Window whole;  // one rank: the engine's grid is the whole
+            whole.global = whole.local = e;
             for (int f = 0; f < N; ++f) {
                 if (!holds_state(buffers_.role(f))) continue;
                 const DevGrid& g = buffers_.current(f).grid();
                 initial_state<<<dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)), 256, 0, s>>>(
-                    buffers_.current(f).origin(), g, init, f);
+                    buffers_.current(f).origin(), g, init, f, sub_ ? sub_->window : whole);
                 STRATA_CUDA_CHECK_LAUNCH();
             }
         }
@@ -279,8 +287,13 @@ public:
         observer_.at(double(step_) * dt_);
         Reduced r[P::Observer::count];
         const DevGrid& g = buffers_.cur[0].grid();
-        reducer_.run(g, origins, observer_, r, stream_.get());
-        return observer_.named(r, double(g.nx) * g.ny * g.nz);
+        if (!sub_) {
+            reducer_.run(g, origins, observer_, r, stream_.get());
+            return observer_.named(r, double(g.nx) * g.ny * g.nz);
+        }
+        reducer_.run(g, origins, observer_, r, stream_.get(), &sub_->window);  // the cells this rank owns
+        sub_->combine(r, P::Observer::count);
+        return observer_.named(r, double(sub_->window.global.cells()));
     }
     HostField<T> field(std::string_view name) override {
         HostField<T> u = buffers_.current(buffers_.index(name)).download(stream_.get());
@@ -346,6 +359,7 @@ public:
 
 private:
     bool temporal() const { return strategy_.fused != nullptr; }
+    bool exchanging() const { return sub_ && sub_->exchanges(); }
     // Sources and receivers act after every step through point_features, which counts the steps
     // on the device (so captured graphs replay the count): the count exists, and advances,
     // exactly when there is a source or a receiver.
@@ -365,7 +379,8 @@ private:
     void run_steps(std::int64_t steps) {
         std::int64_t passes = steps / depth_;
         const int rest = int(steps % depth_);
-        if (use_graphs_ && passes >= kGraphPasses) {
+        // Halos staged through the host between passes: no graph holds that.
+        if (use_graphs_ && passes >= kGraphPasses && !exchanging()) {
             if (odd_) {  // the graph was captured with the buffers in their original roles
                 pass(depth_);
                 --passes;
@@ -385,6 +400,19 @@ private:
     void pass(int steps) {
         const DevGrid& g = buffers_.cur[0].grid();
         auto origin = [](DeviceField<T>& u) { return u.origin(); };
+        if (exchanging()) {  // the halos `steps` radii deep from their owners
+            // (The decomposed engine builds the windows for the kernel's depth: dist/decomposed.cpp.)
+            if (Model::radius * steps > sub_->halo)
+                throw Error("the " + strategy_.name + " kernel's " + std::to_string(steps) + " steps per pass need halos " +
+                            std::to_string(Model::radius * steps) + " cells deep; this rank's are " +
+                            std::to_string(sub_->halo));
+            HaloFields<T, N> f{{}, 0};
+            for (int k = 0; k < N; ++k) {  // several steps per pass also need the pointwise state's
+                const FieldRole r = buffers_.role(k);
+                if (r == FieldRole::stencil || (steps > 1 && r == FieldRole::state)) f.p[f.n++] = buffers_.current(k).origin();
+            }
+            halos_.exchange(*sub_, f, g, Model::radius * steps, stream_.get());
+        }
         if (temporal()) {
             const auto [rd, wr] = buffers_.template pass<T>(origin);
             strategy_.fused(model_, Model::bind(rd), Model::bind(wr), g, steps, knobs_, stream_.get());
@@ -440,6 +468,8 @@ private:
 
     const ModelInfo* info_;
     Model model_;
+    std::shared_ptr<Subdomain> sub_;  // null on one rank
+    HaloStage<T, N> halos_;
     Strategy<Model> strategy_;
     LaunchKnobs knobs_;
     int depth_;  // steps per pass

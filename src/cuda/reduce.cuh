@@ -8,6 +8,7 @@
 #include "check.hpp"
 #include "device_buffer.hpp"
 #include "grid.cuh"
+#include "strata/domain.hpp"
 #include "strata/model.hpp"
 
 namespace strata::cuda {
@@ -56,17 +57,24 @@ struct FieldOrigins {
     const T* p[N];
 };
 
-// Blocks stride over the interior rows (j, k); threads stride along x.
+// The cells reduced: a box of the grid (what a rank owns of its window, domain.hpp), and where the
+// grid lies in the whole (the observer sees each cell's place there).
+struct ReduceBox {
+    int lo[3], n[3], at[3];
+};
+
+// Blocks stride over the box's rows (j, k); threads stride along x.
 template <class Observer, class T, int N>
-__global__ void reduce_rows(const DevGrid g, const FieldOrigins<T, N> fields, const Observer obs,
+__global__ void reduce_rows(const DevGrid g, const FieldOrigins<T, N> fields, const Observer obs, const ReduceBox b,
                             Partial<Observer::count>* partials) {
     constexpr int K = Observer::count;
     Partial<K> acc{};
-    const std::int64_t rows = std::int64_t(g.ny) * g.nz;
+    const std::int64_t rows = std::int64_t(b.n[1]) * b.n[2];
+    const std::int64_t shift = -(std::int64_t(b.at[2]) * g.plane + std::int64_t(b.at[1]) * g.pitch + b.at[0]);
     for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-        const int j = int(r % g.ny), k = int(r / g.ny);
-        for (int i = threadIdx.x; i < g.nx; i += blockDim.x) {
-            const Cell<T, N> c{fields.p, g.pitch, g.plane, i, j, k};
+        const int j = b.lo[1] + int(r % b.n[1]), k = b.lo[2] + int(r / b.n[1]);
+        for (int i = b.lo[0] + threadIdx.x; i < b.lo[0] + b.n[0]; i += blockDim.x) {
+            const Cell<T, N> c{fields.p, g.pitch, g.plane, i + b.at[0], j + b.at[1], k + b.at[2], shift};
             double v[K];
             obs(c, v);
 #pragma unroll
@@ -92,10 +100,14 @@ public:
     static constexpr int kBlocks = 1024, kThreads = 256;
     Reducer() : partials_(kBlocks + 1) {}
 
+    // Over the whole grid, or the cells a rank owns of its window `w`.
     template <class Observer, class T, int N>
     void run(const DevGrid& g, const FieldOrigins<T, N>& fields, const Observer& obs, Reduced (&out)[K],
-             cudaStream_t stream) {
-        reduce_rows<<<kBlocks, kThreads, 0, stream>>>(g, fields, obs, partials_.get());
+             cudaStream_t stream, const Window* w = nullptr) {
+        ReduceBox b{{0, 0, 0}, {g.nx, g.ny, g.nz}, {0, 0, 0}};
+        if (w)
+            for (int a = 0; a < 3; ++a) b.lo[a] = w->own_lo[a], b.n[a] = w->own_n[a], b.at[a] = w->offset[a];
+        reduce_rows<<<kBlocks, kThreads, 0, stream>>>(g, fields, obs, b, partials_.get());
         STRATA_CUDA_CHECK_LAUNCH();
         reduce_partials<<<1, 1024, 0, stream>>>(partials_.get(), kBlocks, partials_.get() + kBlocks);
         STRATA_CUDA_CHECK_LAUNCH();

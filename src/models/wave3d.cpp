@@ -407,10 +407,11 @@ void Wave3dProblem::finish(Engine& e, Report& r, const std::string& out_dir) con
         r.text("No receivers (--receivers or --receiver-line): no traces written\n");
         return;
     }
+    const std::vector<double> traces = e.values("traces");  // gathered from every rank
+    if (process_rank() != 0) return;                         // and written by rank 0
     std::error_code ec;
     fs::create_directories(out_dir, ec);
     if (!fs::is_directory(out_dir)) throw UsageError("cannot create the output directory '" + out_dir + "'");
-    const std::vector<double> traces = e.values("traces");
     const int nr = int(receivers.size());
     const std::int64_t rows = std::int64_t(traces.size()) / nr;
     const std::vector<float> f32(traces.begin(), traces.end());

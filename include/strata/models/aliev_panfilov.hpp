@@ -166,6 +166,13 @@ public:
     void report(Engine& e, Report& r) const override;
     std::vector<ModelHook> hooks() const override;
     SnapshotSpec snapshot_spec() const override;
+    // -x, -y and -k when the run names a geometry of several parts or -k.
+    std::optional<Decomposition> decomposition() const override {
+        if (px * py == 1 && !no_comm) return std::nullopt;
+        Decomposition d;
+        d.parts[0] = px, d.parts[1] = py, d.exchange = !no_comm;
+        return d;
+    }
     std::int64_t snapshot_every() const override { return plot_every; }
     void check(std::int64_t every) const override;
 

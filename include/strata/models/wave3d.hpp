@@ -73,6 +73,7 @@ struct Wave3D {
     T c0x3, c1, c2, c3, c4;  // c0 times 3 (the centre weight of all three axes together)
     int nx, ny, nz, sponge;
     T sponge_eta;
+    int origin[3] = {0, 0, 0};  // where the engine's grid starts in the whole grid (domain.hpp)
 
     explicit Wave3D(const WaveParams& p)
         : c0x3(T(3 * Laplacian8::c[0])),
@@ -98,8 +99,10 @@ struct Wave3D {
         return c0x3 * u(0, 0, 0) + c1 * ring(1) + c2 * ring(2) + c3 * ring(3) + c4 * ring(4);
     }
 
-    // sigma dt / 2 at cell (i, j, k): eta_max ((w - d) / w)^2 at distance d < w from the nearest face.
+    // sigma dt / 2 at cell (i, j, k) of the engine's grid: eta_max ((w - d) / w)^2 at distance d < w from
+    // the nearest face of the whole grid.
     STRATA_HD T eta(int i, int j, int k) const {
+        i += origin[0], j += origin[1], k += origin[2];
         const int dx = i < nx - 1 - i ? i : nx - 1 - i, dy = j < ny - 1 - j ? j : ny - 1 - j;
         const int dz = k < nz - 1 - k ? k : nz - 1 - k;
         const int dxy = dx < dy ? dx : dy;  // the same along a column: kernels marching in z keep it

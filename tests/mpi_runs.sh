@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Runs over several MPI ranks (CPU backends) against the same run on one: the checkpoints (every
+# state field, bit for bit, and the traces), the traces and the snapshots must be the same files.
+# Then the bad input: one line, the exit code, no hang.
+# Usage: tests/mpi_runs.sh STRATA EXAMPLES_DIR  (ctest runs it with the label cpu)
+set -uo pipefail
+strata=$1
+examples=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Open MPI refuses root without these (CI runs as root); --oversubscribe: more ranks than cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_NUM_THREADS=1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ranks() { echo $(( $(echo "$1" | tr x '*') )); }
+
+# one NAME ARGS...: the run on one process, its checkpoint in $work/NAME.1.chk, its files in $work/NAME.1
+one() {
+  local name=$1; shift
+  "$strata" run "$@" --quiet --out "$work/$name.1" --checkpoint "$work/$name.1.chk" > "$work/$name.1.txt" 2>&1 \
+    || fail "$name on one process: $(tail -1 "$work/$name.1.txt")"
+}
+# split NAME GRID BACKEND ARGS...: the same run over the ranks of GRID, compared with one's
+split() {
+  local name=$1 grid=$2 backend=$3; shift 3
+  local tag="$name.$grid.$backend" flag=(--decomp "$grid")
+  [[ $name == apf* ]] && flag=(-x "${grid%x*}" -y "${grid#*x}")  # the classic flags
+  timeout 120 mpirun -np "$(ranks "$grid")" "$strata" run "$@" "${flag[@]}" --backend "$backend" --quiet \
+    --out "$work/$tag" --checkpoint "$work/$tag.chk" > "$work/$tag.txt" 2>&1 \
+    || { fail "$tag: $(grep -m1 error "$work/$tag.txt")"; return; }
+  grep -q "$(ranks "$grid") ranks, process grid $grid" "$work/$tag.txt" || fail "$tag: the report names no process grid"
+  cmp -s "$work/$name.1.chk" "$work/$tag.chk" || fail "$tag: the state differs from one process'"
+  for f in "$work/$name.1"/*; do
+    [ -e "$f" ] || continue
+    cmp -s "$f" "$work/$tag/$(basename "$f")" || fail "$tag: $(basename "$f") differs from one process'"
+  done
+  echo "ok   $tag"
+}
+
+# apf: the classic flags, uneven splits (201 points in 2, 3 and 4 parts), mirror boundaries.
+one apf apf -n 200 -i 120 -s 40 --every 60
+for g in 2x1 1x2 2x3 3x2 1x4 2x2; do split apf "$g" omp apf -n 200 -i 120 -s 40 --every 60; done
+split apf 2x3 cpu apf -n 200 -i 120 -s 40 --every 60
+grep -q "Max norm" "$work/apf.2x3.cpu.txt" && diff <(grep "Max norm" "$work/apf.1.txt") <(grep "Max norm" "$work/apf.2x3.cpu.txt") > /dev/null \
+  || fail "apf over 2x3: the printed norms differ from one process'"
+
+# The control: without the exchange (-k) the parts evolve apart, and the comparison must see it.
+mpirun -np 2 "$strata" run apf -n 200 -i 120 -s 40 -x 1 -y 2 -k --quiet --out "$work/k" --checkpoint "$work/k.chk" \
+  > "$work/k.txt" 2>&1 || fail "apf -k: $(grep -m1 error "$work/k.txt")"
+grep -q "never exchanged" "$work/k.txt" || fail "apf -k: the report does not say the halos are not exchanged"
+cmp -s "$work/apf.1.chk" "$work/k.chk" && fail "apf -k: the state equals the communicating run's (the comparison sees nothing)"
+
+# heat3d: the 7-point star and the 19- and 27-point boxes (their corners cross two cuts).
+for s in 7pt 19pt 27pt; do
+  one heat$s heat3d -n 29 --steps 30 --stencil $s
+  for g in 1x1x2 2x2x1 1x3x2 3x1x1; do split heat$s "$g" omp heat3d -n 29 --steps 30 --stencil $s; done
+done
+
+# wave3d: radius 4, fp32, sources on both sides of the 1x1x2 cut (k = 21 and 22) and receivers
+# across every cut, snapshots.
+wave=(wave3d --nx 40 --ny 36 --nz 44 --steps 50 --source 0.5,0.5,0.5385 --source 0.3,0.45,0.5641
+      --receiver-line 0.1,0.1,0.1,0.85,0.85,0.85,17 --every 25)
+one wave "${wave[@]}"
+for g in 1x1x2 2x2x1 1x2x3 2x1x2; do split wave "$g" omp "${wave[@]}"; done
+
+# A stencil file with a periodic boundary: a cut of two parts has the same neighbour both ways.
+one periodic "$examples/heat-periodic.stencil" -n 45 --steps 40
+for g in 1x2 2x1 3x2 2x2; do split periodic "$g" omp "$examples/heat-periodic.stencil" -n 45 --steps 40; done
+
+# Restart on another number of ranks: 4, then 2, then 1, as the uninterrupted run.
+w=(wave3d --nx 40 --ny 36 --nz 44 --source 0.5,0.5,0.5385 --receiver-line 0.1,0.1,0.1,0.85,0.85,0.85,17 --quiet)
+"$strata" run "${w[@]}" --steps 60 --out "$work/r" --checkpoint "$work/r.full.chk" > /dev/null 2>&1
+mpirun -np 4 "$strata" run "${w[@]}" --steps 20 --decomp 2x1x2 --out "$work/r4" --checkpoint "$work/r.20.chk" > /dev/null 2>&1 \
+  && mpirun -np 2 "$strata" run "${w[@]}" --steps 40 --restart "$work/r.20.chk" --out "$work/r2" --checkpoint "$work/r.40.chk" > /dev/null 2>&1 \
+  && "$strata" run "${w[@]}" --steps 60 --restart "$work/r.40.chk" --out "$work/r1" --checkpoint "$work/r.60.chk" > /dev/null 2>&1 \
+  && cmp -s "$work/r.full.chk" "$work/r.60.chk" && cmp -s "$work/r/traces.bin" "$work/r1/traces.bin" \
+  && echo "ok   restart 4 -> 2 -> 1 ranks" || fail "restart over 4, 2 then 1 ranks differs from the uninterrupted run"
+
+# Bad input: one line from rank 0 alone, the usage exit code (2), within the timeout.
+refuse() {
+  local want=$1; shift
+  timeout 60 "$@" > "$work/bad.txt" 2>&1
+  local rc=$?
+  local lines
+  lines=$(grep -c "strata: error" "$work/bad.txt")
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q "$want" "$work/bad.txt"; then
+    fail "'$*' gave exit $rc and $lines error lines (want 2 and 1 with '$want'): $(grep -m1 error "$work/bad.txt")"
+  else
+    echo "ok   refused: $(grep -m1 error "$work/bad.txt")"
+  fi
+}
+refuse "has 6 parts but mpirun started 4 ranks" mpirun -np 4 "$strata" run apf -n 100 -i 5 -x 2 -y 3
+refuse "thinner than the halo of 4 cells" mpirun -np 6 "$strata" run wave3d -n 20 --steps 2 --decomp 1x1x6
+refuse "this run is one process: launch it with mpirun -np 4" "$strata" run apf -n 100 -i 5 -x 2 -y 2
+refuse "names 2 axes" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --decomp 2x1
+refuse "only \`strata run\`" mpirun -np 2 "$strata" bench heat3d -n 20 --backend omp
+refuse "cannot open" mpirun -np 3 "$strata" run apf -n 100 -i 5 -y 3 --json /proc/none/r.json  # rank 0 alone fails
+
+echo "$failures failures"
+[ "$failures" -eq 0 ]

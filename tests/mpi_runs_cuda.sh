@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The CUDA backend over several MPI ranks against one process, strategy by strategy: the same
+# kernel on each rank's window (its halos staged through the host over MPI) must give the bits of
+# the same kernel on the whole grid. Ranks share the GPUs there are (STRATA_SHARE_GPUS=1), so it
+# runs on a machine of one GPU. Usage: tests/mpi_runs_cuda.sh STRATA EXAMPLES_DIR
+set -uo pipefail
+strata=$1
+examples=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export STRATA_SHARE_GPUS=1
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+failures=0
+passed=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ranks() { echo $(( $(echo "$1" | tr x '*') )); }
+kernels() { "$strata" run "$1" --backend cuda --kernel list | awk '/^  [a-z]/ {print $1}'; }
+
+# case NAME GRID KERNEL ARGS...: one process and the ranks of GRID, same kernel, same bits
+case_() {
+  local name=$1 grid=$2 kernel=$3; shift 3
+  local tag="$name.$kernel.$grid"
+  "$strata" run "$@" --backend cuda --kernel "$kernel" --quiet --out "$work/$tag.1" \
+    --checkpoint "$work/$tag.1.chk" > "$work/$tag.1.txt" 2>&1 || { fail "$tag on one process: $(grep -m1 error "$work/$tag.1.txt")"; return; }
+  timeout 300 mpirun -np "$(ranks "$grid")" -x STRATA_SHARE_GPUS -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
+    -x NVSHMEM_DISABLE_NVLS "$strata" run "$@" --decomp "$grid" --backend cuda --kernel "$kernel" --quiet \
+    --out "$work/$tag" --checkpoint "$work/$tag.chk" > "$work/$tag.txt" 2>&1 \
+    || { fail "$tag: $(grep -m1 error "$work/$tag.txt")"; return; }
+  if cmp -s "$work/$tag.1.chk" "$work/$tag.chk"; then
+    passed=$((passed + 1))
+    echo "ok   $tag ($(grep -m1 -o 'Temporal blocking[^|]*' "$work/$tag.txt" | head -c 60))"
+  else
+    fail "$tag: the state differs from one process' ($(grep -m1 -iE 'norm|energy|error' "$work/$tag.1.txt") vs $(grep -m1 -iE 'norm|energy|error' "$work/$tag.txt"))"
+  fi
+}
+
+for k in $(kernels apf); do
+  case_ apf 1x2 "$k" apf -n 300 -i 60 --precision fp32
+  case_ apf64 2x1 "$k" apf -n 300 -i 60 --precision fp64
+done
+case_ apf 2x3 temporal apf -n 300 -i 60 --precision fp32 --depth 4   # uneven, 6 ranks, deep halos
+case_ apf 1x3 temporal apf -n 300 -i 61 --precision fp64 --depth 5   # a remainder pass
+for k in $(kernels heat2d); do case_ heat2d 1x2 "$k" heat2d -n 301 --steps 40 --precision fp32; done
+case_ heat2d 2x2 temporal heat2d -n 301 --steps 40 --precision fp32 --depth 8
+for k in $(kernels heat3d); do case_ heat3d 1x1x2 "$k" heat3d -n 67 --steps 12 --precision fp32; done
+for k in naive smem planes temporal; do case_ heat27 2x1x2 "$k" heat3d -n 67 --steps 12 --stencil 27pt --precision fp64; done
+wave=(wave3d --nx 72 --ny 64 --nz 80 --steps 30 --source 0.5,0.5,0.5 --receiver-line 0.1,0.1,0.1,0.85,0.85,0.85,9)
+for k in $(kernels wave3d); do
+  case_ wave 1x1x2 "$k" "${wave[@]}" --precision fp32
+  case_ wave64 2x1x1 "$k" "${wave[@]}" --precision fp64
+done
+for k in $(kernels "$examples/heat-periodic.stencil"); do
+  case_ periodic 2x2 "$k" "$examples/heat-periodic.stencil" -n 99 --steps 30 --precision fp32
+done
+
+# -k: the halos are not exchanged, and the state must then differ (the comparison sees it).
+"$strata" run apf -n 300 -i 60 --backend cuda --kernel multi4 --quiet --checkpoint "$work/k1.chk" > /dev/null 2>&1
+mpirun -np 2 -x STRATA_SHARE_GPUS "$strata" run apf -n 300 -i 60 -x 1 -y 2 -k --backend cuda --kernel multi4 --quiet \
+  --checkpoint "$work/k2.chk" > /dev/null 2>&1
+cmp -s "$work/k1.chk" "$work/k2.chk" && fail "apf -k on the GPU equals the communicating run (the comparison sees nothing)"
+
+# One rank per GPU unless told: more ranks than GPUs is an error.
+gpus=$(nvidia-smi -L | wc -l)
+env -u STRATA_SHARE_GPUS mpirun -np $((gpus + 1)) "$strata" run heat3d -n 64 --steps 2 --backend cuda > "$work/share.txt" 2>&1
+grep -q "ranks on this node but $gpus GPU" "$work/share.txt" && echo "ok   refused: $(grep -m1 error "$work/share.txt")" \
+  || fail "more ranks than GPUs: $(grep -m1 error "$work/share.txt")"
+
+echo "$passed passed, $failures failures"
+[ "$failures" -eq 0 ]
