@@ -139,6 +139,8 @@ public:
     const Window window;
     int neighbour[6];  // the ranks below and above along x, y, z; -1: none (the grid's edge)
     const int halo;    // cells deep
+    // Seconds the engine spent exchanging while it computed nothing (its exposed communication).
+    double exposed_s = 0;
 
     // Whether exchanges move anything (not with apf's -k).
     bool exchanges() const { return exchanging_; }

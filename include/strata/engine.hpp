@@ -100,6 +100,8 @@ public:
     // fields kept: how the tuner measures candidates without building an engine for each. CUDA
     // only (the CPU engines have one loop each); a refused launch (UsageError) changes nothing.
     virtual void relaunch(const EngineOptions& o);
+    // A run over several ranks: seconds this rank spent in halo exchanges that nothing overlapped.
+    virtual double exposed_communication_s() const { return 0; }
 };
 
 // A field's values where the engine keeps them, for zero-copy views (the Python bindings' DLPack

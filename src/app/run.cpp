@@ -1,6 +1,7 @@
 // `strata run MODEL`: the one run driver, for every model. Options -> problem -> engine -> the
 // time loop with its periodic hooks (the model's, snapshots, checkpoints, progress) -> the
 // model's report, the throughput figures and the files written, as text and JSON at once.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -135,6 +136,14 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     const app::Throughput tp = app::throughput(wall_s, last - first, extent.cells(), k.flops_per_cell,
                                                k.min_bytes_per_cell);
     app::report_throughput(r, tp, k.flops_per_cell, k.min_bytes_per_cell);
+    if (dist::size() > 1) {  // the slowest rank's exposed communication: what the decomposition costs
+        double exposed = engine->exposed_communication_s();
+        dist::allreduce_max(&exposed, 1);
+        r.line("Per rank (GCells/s)         : %.6g   (%d ranks)",
+               {{"gcells_per_s_per_rank", tp.gcells_per_s / dist::size()}, {"ranks", dist::size()}});
+        r.line("Exposed communication (s)   : %.6g   (%.1f%% of the wall time, the slowest rank's)",
+               {{"exposed_communication_s", exposed}, {"exposed_share_percent", 100 * exposed / std::max(wall_s, 1e-12)}});
+    }
     app::report_kernel(r, k, k.min_bytes_per_cell);
     app::report_roofline(r, o.backend == Backend::cuda, tp.effective_gbs);
     app::add_io(r.json(), snapshot_files, snapshots.waited_s(), checkpoints, io,

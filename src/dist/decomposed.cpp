@@ -110,9 +110,14 @@ private:
 template <class T>
 class DecomposedEngine final : public TypedEngine<T> {
 public:
-    DecomposedEngine(std::unique_ptr<TypedEngine<T>> local, const ModelInfo& m, const Extent& global,
-                     std::vector<Window> windows, PointFeatures points)
-        : local_(std::move(local)), model_(&m), global_(global), windows_(std::move(windows)), points_(std::move(points)) {
+    DecomposedEngine(std::unique_ptr<TypedEngine<T>> local, std::shared_ptr<Subdomain> sub, const ModelInfo& m,
+                     const Extent& global, std::vector<Window> windows, PointFeatures points)
+        : local_(std::move(local)),
+          sub_(std::move(sub)),
+          model_(&m),
+          global_(global),
+          windows_(std::move(windows)),
+          points_(std::move(points)) {
         for (const GridPoint& g : points_.receivers) owner_.push_back(owner(g));
     }
 
@@ -125,6 +130,7 @@ public:
     void synchronize() override { local_->synchronize(); }
     void wait_for(void* stream) override { local_->wait_for(stream); }
     void signal_to(void* stream) override { local_->signal_to(stream); }
+    double exposed_communication_s() const override { return sub_->exposed_s; }
     void relaunch(const EngineOptions&) override {
         throw UsageError("a run over several ranks keeps the launch it started with (tune on one rank first)");
     }
@@ -209,6 +215,7 @@ private:
     }
 
     std::unique_ptr<TypedEngine<T>> local_;
+    std::shared_ptr<Subdomain> sub_;
     const ModelInfo* model_;
     Extent global_;
     std::vector<Window> windows_;  // every rank's, in rank order
@@ -339,7 +346,8 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
             local = m.engine_f32(problem, backend, lo, part ? &*part : nullptr);
         else
             local = m.engine_f64(problem, backend, lo, part ? &*part : nullptr);
-        return std::make_unique<DecomposedEngine<T>>(std::move(local), m, global, std::move(windows), points);
+        return std::make_unique<DecomposedEngine<T>>(std::move(local), lo.subdomain, m, global, std::move(windows),
+                                                     points);
     };
     std::unique_ptr<DecomposedEngine<T>> e = build(m.radius);
     if (const int depth = e->kernel_info().depth; depth > 1) {
