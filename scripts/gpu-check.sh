@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, stencil, mpi, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, stencil, grayscott, mpi, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -75,6 +75,17 @@ if want stencil; then  # stencil files (#18): their GPU tests, the first and a c
   bench examples/stencils/apf.stencil -n 8193 --precision fp32,fp64 --depth 2,4
   bench examples/stencils/barkley.stencil --precision fp32,fp64 --depth 4,8
   unset STRATA_CACHE_DIR
+fi
+if want grayscott; then  # two neighbourhood fields (#18): the GPU test, every strategy against the CPU, the rate against torch.compile (carry .peers)
+  ctest --test-dir $build -R 'TwoNeighbourhood' --output-on-failure > "$out/tests-grayscott.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failure|Expected|Which is" "$out/tests-grayscott.txt" | head -20
+  gs=examples/stencils/gray-scott.stencil
+  echo "\$ strata check $gs" | tee -a "$out/bench.txt"
+  $build/strata check $gs | tee -a "$out/bench.txt" || true
+  bench $gs -n 8192 --precision fp32,fp64
+  bench heat2d -n 8192 --precision fp32 --kernels naive,smem,planes,multi2,multi4
+  [ -f .peers/anchors.py ] && OUT=$out python3 .peers/anchors.py copy grayscott 2>/dev/null | tee -a "$out/bench.txt"
+  $build/strata run $gs -n 512 --steps 10000 --backend cuda --every 2500 --out "$out/gray-scott" --snapshot-format png | tail -4
 fi
 if want mpi; then  # runs over MPI ranks (#19): the CPU backends', then CUDA's strategy by strategy (ranks share the GPUs)
   bash tests/mpi_runs.sh $build/strata examples/stencils > "$out/mpi-cpu.txt" 2>&1 || true
@@ -162,9 +173,9 @@ if want sanitize; then  # compute-sanitizer over every CUDA strategy of every mo
   # One case per line: tool, model, kernel, precision and the run's arguments (temporal at depth 3,
   # so passes end partway through the steps). Cases run 8 at a time; each prints one line.
   cases=$out/sanitize-cases.txt; : > "$cases"
-  # SANITIZE_MODELS: the models (default the built-ins and two stencil files: a pointwise field with
-  # the mirror boundary, and the periodic boundary), compiled here once before the cases share it.
-  for model in ${SANITIZE_MODELS:-apf heat2d heat3d wave3d examples/stencils/barkley.stencil examples/stencils/heat-periodic.stencil}; do
+  # SANITIZE_MODELS: the models (default the built-ins and three stencil files: a pointwise field with
+  # the mirror boundary, the periodic boundary, two neighbourhood fields), compiled here once first.
+  for model in ${SANITIZE_MODELS:-apf heat2d heat3d wave3d examples/stencils/barkley.stencil examples/stencils/heat-periodic.stencil examples/stencils/gray-scott.stencil}; do
     [[ $model == *.stencil ]] && $build/strata run $model -n 8 --steps 1 > /dev/null
     case $model in
       apf) sizes=("-n 70 -i 7") ;; heat2d | *.stencil) sizes=("-n 67 --steps 7") ;;

@@ -155,5 +155,37 @@ TEST(StencilCuda, PeriodicBoundaryMatchesCpuOnEveryStrategy) {
     EXPECT_EQ(m.engine_f32(*m.box(Params{}, 2048, 2048, 1), Backend::cuda, {}, nullptr)->kernel(), "multi4");
 }
 
+// gray-scott.stencil: two fields read through neighbourhoods and a periodic boundary, on every
+// strategy that takes several (naive, smem and the sliding rows) against the CPU, on a grid no
+// tile divides and on one smaller than a tile, both fields compared; temporal is refused.
+template <class T>
+void gray_scott_matches_cpu(int nx, int ny) {
+    const ModelInfo& m = find_model(example("gray-scott.stencil"));
+    const auto p = m.box(Params{}, nx, ny, 1);
+    HostField<T> u(p->extent()), v(p->extent());
+    test::fill_random(u, 11);
+    test::fill_random(v, 12, 0.0, 0.5);
+    State<T> init = test::state_of("u", u);
+    init.fields.emplace_back("v", v);
+    auto cpu = engine<T>(m, *p, Backend::omp, {}, &init);
+    cpu->advance(9);
+    const double tol = sizeof(T) == 8 ? 1e-12 : 1e-5;
+    const auto names = kernel_names(Backend::cuda, m.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"naive", "smem", "planes", "multi2", "multi4"}));
+    for (const std::string& k : names) {
+        auto gpu = engine<T>(m, *p, Backend::cuda, EngineOptions{k, false}, &init);
+        gpu->advance(9);
+        for (const char* f : {"u", "v"})
+            EXPECT_LE(max_relative_error(gpu->field(f), cpu->field(f)), tol) << k << " " << f << " " << nx << "x" << ny;
+    }
+    EXPECT_THROW(engine<T>(m, *p, Backend::cuda, EngineOptions{"temporal", false}, &init), UsageError);
+}
+TEST(StencilCuda, TwoNeighbourhoodFieldsMatchCpuOnEveryStrategy) {
+    REQUIRE_GPU();
+    gray_scott_matches_cpu<float>(301, 203);
+    gray_scott_matches_cpu<double>(301, 203);
+    gray_scott_matches_cpu<double>(9, 7);
+}
+
 }  // namespace
 }  // namespace strata

@@ -42,6 +42,46 @@ constexpr bool periodic_boundary() {
         return false;
 }
 
+// How many fields a model reads through the neighbourhood (`static constexpr int hoods`; one for
+// models that do not say). With several (2D only so far: Gray-Scott's u and v), the stencil
+// fields come first in the model's fields, its Fields hold `in[h]` and `out[h]`, and its update
+// reads nb(h, di, dj); with one, `in`, `out` and nb(di, dj).
+template <class Model>
+constexpr int hoods() {
+    if constexpr (requires { Model::hoods; })
+        return Model::hoods;
+    else
+        return 1;
+}
+
+// Where neighbourhood field h of a model's Fields is now.
+template <class Model>
+STRATA_HD const typename Model::value_type* hood_in(const typename Model::Fields& f, int h) {
+    if constexpr (hoods<Model>() == 1) {
+        (void)h;
+        return f.in;
+    } else {
+        return f.in[h];
+    }
+}
+
+// What a strategy hands a model's update: `at(h, di, dj)` reads neighbourhood field h; a model of
+// one such field gets nb(di, dj).
+template <class Model, class At>
+STRATA_HD auto neighbourhood(const At& at) {
+    if constexpr (hoods<Model>() == 1)
+        return [&at](int di, int dj) { return at(0, di, dj); };
+    else
+        return at;
+}
+
+// Whether the temporal strategies (one field's tiles on chip, no wrap across the grid's edge)
+// fit the model: a periodic boundary or several neighbourhood fields do not.
+template <class Model>
+constexpr bool temporal_fits() {
+    return !periodic_boundary<Model>() && hoods<Model>() == 1;
+}
+
 // The engine's buffers for a model's N fields, as a kernel step sees them: `in[f]` is what field
 // f holds now, `out[f]` where its new value goes (the other buffer of a stencil field; the same
 // buffer for the others). A model's `bind` turns them into its functor's Fields.

@@ -49,6 +49,9 @@ ModelInfo registered_model() {
     if constexpr (periodic_boundary<Kernel>())  // strategies.cuh leaves it out
         m.refused.emplace_back("temporal", "the temporal kernel does not fit a periodic boundary: a tile's "
                                            "neighbours across the domain's edge are not on chip");
+    else if constexpr (hoods<Kernel>() > 1)
+        m.refused.emplace_back("temporal", "the temporal kernel keeps one field's tiles on chip: this model reads " +
+                                               std::to_string(hoods<Kernel>()) + " fields through neighbourhoods");
     m.problem = &P::from_params;
     m.box = &P::box;
     m.engine_f32 = &make_model_engine<P, float>;

@@ -27,11 +27,15 @@ void sweep(const Model& model, const typename Model::Fields& f, const Extent& ex
         const std::int64_t base = ext.index(0, j, k);
 #pragma omp simd
         for (int i = 0; i < ext.nx; ++i) {
-            const T* c = f.in + base + i;
-            if constexpr (Model::dims == 2) {
+            if constexpr (Model::dims == 2 && hoods<Model>() == 1) {
+                const T* c = f.in + base + i;
                 auto nb = [c, px](int di, int dj) { return c[di + dj * px]; };
                 model.store(nb, model.load_point(f, base + i), f, base + i);
+            } else if constexpr (Model::dims == 2) {  // several neighbourhood fields: nb(h, di, dj)
+                auto nb = [&f, base, i, px](int h, int di, int dj) { return f.in[h][base + i + di + dj * px]; };
+                model.store(nb, model.load_point(f, base + i), f, base + i);
             } else {
+                const T* c = f.in + base + i;
                 auto nb = [c, px, pxy](int di, int dj, int dk) { return c[di + dj * px + dk * pxy]; };
                 if constexpr (requires { model.store(nb, f, i, j, k, base + i); })
                     model.store(nb, f, i, j, k, base + i);  // a model whose update needs its position

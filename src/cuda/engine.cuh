@@ -144,7 +144,7 @@ private:
 template <class Model>
 Strategy<Model> find_strategy(const std::string& name, std::int64_t cells) {
     std::string fallback = default_kernel(Model::dims, Model::radius, Model::stencil_points, cells);
-    if (fallback == "temporal" && periodic_boundary<Model>()) fallback = "multi4";
+    if (fallback == "temporal" && !temporal_fits<Model>()) fallback = "multi4";
     const std::string want = name.empty() ? fallback : name;
     std::string known;
     for (const auto& s : strategies<Model>()) {
@@ -152,9 +152,10 @@ Strategy<Model> find_strategy(const std::string& name, std::int64_t cells) {
         known += (known.empty() ? "" : ", ") + s.name;
     }
     if (const std::string why = kernel_left_out(Model::dims, Model::radius, want); !why.empty()) throw UsageError(why);
-    if (want == "temporal" && periodic_boundary<Model>())
-        throw UsageError("--kernel temporal does not fit this model: not with a periodic boundary (this model has: " +
-                         known + ")");
+    if (want == "temporal" && !temporal_fits<Model>())
+        throw UsageError(std::string("--kernel temporal does not fit this model: not with ") +
+                         (periodic_boundary<Model>() ? "a periodic boundary" : "several fields read through neighbourhoods") +
+                         " (this model has: " + known + ")");
     throw UsageError("unknown kernel '" + want + "' (this model has: " + known + ")");
 }
 

@@ -140,8 +140,8 @@ void ApfProblem::describe(Report& r) const {
     r.value("no_comm", no_comm);
     r.value("alpha", params.alpha);
     r.value("mesh_points", extent().cells());
-    if (no_comm && px * py == 1) r.text("-k: no halo communication requested (a 1 x 1 geometry has none to skip)\n");
-    if (no_comm && px * py > 1)
+    if (no_comm && px == 1 && py == 1) r.text("-k: no halo communication requested (a 1 x 1 geometry has none to skip)\n");
+    if (no_comm && (px > 1 || py > 1))
         r.text("-k: the halos are never exchanged (timing only): each rank's part evolves alone and the norms "
                "differ from a communicating run's\n");
 }

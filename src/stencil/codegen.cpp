@@ -2,12 +2,12 @@
 // built-in models (models/heat2d.hpp, models/aliev_panfilov.hpp), so that one set of strategy
 // templates serves both, and the generated Problem class around it.
 //
-// Which stencils the engines take so far: 2D, one field read through its radius-1 star
-// neighbourhood, at most one more field read and written only at the cell (apf's R: the
-// strategies' pointwise state), the zero, mirror or periodic boundary. That is the 2D strategies'
-// model interface, every strategy included (temporal too, but with a periodic boundary). The rest
-// (3D, several fields read through neighbourhoods, coefficient fields, a fixed boundary) is
-// refused where the file asks for it.
+// Which stencils the engines take so far: 2D, up to four fields read through their radius-1 star
+// neighbourhoods (Gray-Scott's u and v), at most one more field read and written only at the cell
+// (apf's R: the strategies' pointwise state), the zero, mirror or periodic boundary. That is the
+// 2D strategies' model interface: every strategy takes one neighbourhood field (temporal too, but
+// with a periodic boundary); naive, smem and the sliding-rows ones take several. The rest (3D,
+// coefficient fields, a fixed boundary) is refused where the file asks for it.
 #include "stencil/codegen.hpp"
 
 #include <cstdio>
@@ -47,17 +47,24 @@ bool at_offset(const Expr& e) {
 // The field a read at an offset reads (lap's argument for lap).
 const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::call ? e.args[0]->name : e.name; }
 
-// The generated model's fields: the one read through the neighbourhood first (the strategies'
-// `in`/`out`), then the pointwise one.
+// The generated model's fields: those read through neighbourhoods first, in the file's order (the
+// strategies' `in`/`out`, or `in[h]`/`out[h]` for several), then the pointwise one.
 struct Layout {
-    const FieldDef* stencil = nullptr;
+    std::vector<const FieldDef*> hoods;
     const FieldDef* state = nullptr;
-    int index(const std::string& name) const { return name == stencil->name ? 0 : 1; }
+    static constexpr int kMaxHoods = 4;
+    int index(const std::string& name) const {
+        for (std::size_t h = 0; h < hoods.size(); ++h)
+            if (hoods[h]->name == name) return int(h);
+        return int(hoods.size());
+    }
+    bool hood(const std::string& name) const { return index(name) < int(hoods.size()); }
+    int fields() const { return int(hoods.size()) + (state ? 1 : 0); }
 };
 
 Layout plan(const Spec& spec) {
     const std::string supported =
-        " (generated models take, so far: 2D, one field read through a radius-1 star neighbourhood, at most "
+        " (generated models take, so far: 2D, up to 4 fields read through radius-1 star neighbourhoods, at most "
         "one more read and written at its cell only, and the zero, mirror or periodic boundary)";
     if (spec.dims != 2)
         throw error_at(spec, statement_at(spec, "dims"), "3D stencil files parse and check, but cannot run yet" + supported);
@@ -68,12 +75,12 @@ Layout plan(const Spec& spec) {
                 throw error_at(spec, e.at, "an update that depends on the position cannot run yet" + supported);
             if (!at_offset(e)) return;
             const FieldDef* f = spec.field(offset_field(e));
-            if (l.stencil && l.stencil != f)
-                throw error_at(spec, e.at,
-                               "'" + l.stencil->name + "' and '" + f->name +
-                                   "' are both read at offsets: several fields read through neighbourhoods cannot run "
-                                   "yet" + supported);
-            l.stencil = f;
+            if (!l.hood(f->name)) {
+                if (int(l.hoods.size()) == Layout::kMaxHoods)
+                    throw error_at(spec, e.at,
+                                   "a fifth field read through a neighbourhood cannot run yet" + supported);
+                l.hoods.push_back(f);
+            }
             const bool star = e.kind == Expr::Kind::call || [&] {
                 int axes = 0;
                 for (int d : e.offset) axes += d != 0;
@@ -92,13 +99,18 @@ Layout plan(const Spec& spec) {
         if (f.coefficient) throw error_at(spec, f.at, "coefficient fields cannot run yet" + supported);
         if (!f.file.empty()) throw error_at(spec, f.at, "initial values from a file cannot run yet" + supported);
     }
+    std::vector<const FieldDef*> hoods;  // in the file's order
+    for (const FieldDef& f : spec.fields)
+        if (l.hood(f.name)) hoods.push_back(&f);
+    l.hoods = hoods;
     for (const FieldDef& f : spec.fields) {
-        if (l.stencil == &f) continue;
-        if (!l.stencil) {  // no neighbourhood at all: the first field takes the strategies' stencil role
-            l.stencil = &f;
+        if (l.hood(f.name)) continue;
+        if (l.hoods.empty()) {  // no neighbourhood at all: the first field takes the strategies' stencil role
+            l.hoods.push_back(&f);
             continue;
         }
-        if (l.state) throw error_at(spec, f.at, "a third field cannot run yet" + supported);
+        if (l.state)
+            throw error_at(spec, f.at, "a second field read and written at its cell only cannot run yet" + supported);
         l.state = &f;
     }
     return l;
@@ -131,10 +143,12 @@ public:
                 return layout_ ? cat({"p_", e.name}) : cat({"p[", std::to_string(param_index(e.name)), "]"});
             case Expr::Kind::coordinate: return e.name;  // initial values only (plan() refuses them in updates)
             case Expr::Kind::local: return cat({"l_", e.name});
-            case Expr::Kind::field:
+            case Expr::Kind::field: {
                 if (e.updated) return cat({"n_", e.name});
-                if (e.name != layout_->stencil->name) return cat({"s_", e.name});
-                return cat({"nb(", std::to_string(e.offset[0]), ", ", std::to_string(e.offset[1]), ")"});
+                if (!layout_->hood(e.name)) return cat({"s_", e.name});
+                const std::string h = layout_->hoods.size() > 1 ? std::to_string(layout_->index(e.name)) + ", " : "";
+                return cat({"nb(", h, std::to_string(e.offset[0]), ", ", std::to_string(e.offset[1]), ")"});
+            }
             case Expr::Kind::unary:
                 return e.op == "-" ? cat({"(-", arg(0), ")"}) : cat({t, "(", arg(0), " == ", t, "(0))"});
             case Expr::Kind::binary: {
@@ -167,9 +181,9 @@ private:
 std::string generate_model(const Spec& spec, const std::string& symbol) {
     const Layout l = plan(spec);
     const Emitter kernel(spec, &l), initial(spec, nullptr);
-    const std::string S = l.stencil->name;
+    const std::string S = l.hoods[0]->name;
     const bool point = l.state != nullptr;
-    const int nf = point ? 2 : 1;
+    const int nf = l.fields(), H = int(l.hoods.size());
     std::ostringstream o;
 
     // (No path in it: the same file elsewhere is the same source, and the cache's same object.)
@@ -195,8 +209,16 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "    static constexpr bool star = true;\n"
       << "    static constexpr bool zero_ghosts = " << (spec.boundary == Boundary::zero ? "true" : "false") << ";\n"
       << "    static constexpr int flops_per_cell = " << spec.flops_per_cell() << ";\n"
-      << "    static constexpr int min_bytes_per_cell = " << spec.min_values_per_cell() << " * int(sizeof(T));\n\n";
-    if (point)
+      << "    static constexpr int min_bytes_per_cell = " << spec.min_values_per_cell() << " * int(sizeof(T));\n";
+    if (H > 1) o << "    static constexpr int hoods = " << H << ";  // fields read through neighbourhoods: nb(h, di, dj)\n";
+    o << "\n";
+    if (H > 1) {
+        o << "    struct Fields {\n        const T* in[" << H << "];  // ";
+        for (int h = 0; h < H; ++h) o << (h ? ", " : "") << l.hoods[std::size_t(h)]->name;
+        o << " now\n        T* out[" << H << "];       // and next\n";
+        if (point) o << "        T* s;             // " << l.state->name << ", in place\n";
+        o << "    };\n" << (point ? "    using Point = T;\n\n" : "    struct Point {};\n\n");
+    } else if (point)
         o << "    struct Fields {\n        const T* in;  // " << S << " now\n        T* out;       // " << S
           << " next\n        T* s;         // " << l.state->name << ", in place\n    };\n    using Point = T;\n\n";
     else
@@ -207,8 +229,14 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     for (std::size_t i = 0; i < spec.params.size(); ++i)
         o << (i ? ", " : " : ") << "p_" << spec.params[i].first << "(T(p[" << i << "]))";
     o << " { (void)p; }\n\n";
-    o << "    STRATA_HD static Fields bind(const FieldPtrs<T, " << nf << ">& b) { return {b.in[0], b.out[0]"
-      << (point ? ", b.out[1]" : "") << "}; }\n";
+    if (H > 1) {
+        o << "    STRATA_HD static Fields bind(const FieldPtrs<T, " << nf << ">& b) {\n        Fields f;\n"
+          << "        for (int h = 0; h < " << H << "; ++h) f.in[h] = b.in[h], f.out[h] = b.out[h];\n"
+          << (point ? "        f.s = b.out[" + std::to_string(H) + "];\n" : "") << "        return f;\n    }\n";
+    } else {
+        o << "    STRATA_HD static Fields bind(const FieldPtrs<T, " << nf << ">& b) { return {b.in[0], b.out[0]"
+          << (point ? ", b.out[1]" : "") << "}; }\n";
+    }
     o << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { "
       << (point ? "return f.s[i]; }\n\n" : "(void)f, (void)i; return {}; }\n\n");
 
@@ -219,7 +247,16 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
             s += cat({indent, "const T ", u.local ? "l_" : "n_", u.field, " = ", kernel(*u.value), ";\n"});
         return s;
     };
-    if (point) {
+    if (H > 1) {  // the sweeps' interface only (no temporal kernel: ModelInfo::refused)
+        o << "    template <class Nb>\n"
+          << "    STRATA_HD void store(const Nb& nb, Point s, const Fields& f, std::int64_t i) const {\n"
+          << "        (void)nb, (void)s;\n";
+        if (point) o << "        const T s_" << l.state->name << " = s;\n        (void)s_" << l.state->name << ";\n";
+        o << updates("        ");
+        for (int h = 0; h < H; ++h) o << "        f.out[" << h << "][i] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
+        if (point) o << "        f.s[i] = n_" << l.state->name << ";\n";
+        o << "    }\n";
+    } else if (point) {
         o << "    template <class Nb>\n    STRATA_HD void update(const Nb& nb, T& out, T& s) const {\n"
           << "        (void)nb;\n        const T s_" << l.state->name << " = s;\n        (void)s_" << l.state->name << ";\n"
           << updates("        ") << "        out = n_" << S << ";\n        s = n_" << l.state->name << ";\n    }\n"
@@ -250,7 +287,8 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     // The Problem: fields, initial values, reductions, registration.
     o << "inline std::shared_ptr<const Spec> g_spec;\ninline std::string g_name;\ninline ModelInfo g_info;\n\n"
       << "class Model final : public StencilProblem {\npublic:\n"
-      << "    static constexpr FieldDecl fields[] = {{\"" << S << "\", FieldRole::stencil, 0, 1}";
+      << "    static constexpr FieldDecl fields[] = {";
+    for (int h = 0; h < H; ++h) o << (h ? ", " : "") << "{\"" << l.hoods[std::size_t(h)]->name << "\", FieldRole::stencil, 0, 1}";
     if (point) o << ", {\"" << l.state->name << "\", FieldRole::state, 0, 1}";
     o << "};\n"
       << "    template <class T>\n    using Kernel = " << symbol << "::Kernel<T>;\n"
@@ -262,8 +300,8 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "];\n        int nx, ny;\n"
       << "        STRATA_HD double operator()(int f, int i, int j, int) const {\n"
       << "            const double x = (i + 0.5) / nx, y = (j + 0.5) / ny;\n            (void)x, (void)y, (void)p;\n";
-    for (const FieldDef* f : {l.stencil, l.state})
-        if (f) o << "            if (f == " << l.index(f->name) << ") return " << initial(*f->initial) << ";\n";
+    for (const FieldDef& f : spec.fields)
+        o << "            if (f == " << l.index(f.name) << ") return " << initial(*f.initial) << ";\n";
     o << "            return 0;\n        }\n    };\n"
       << "    Initial initial() const {\n        Initial in{};\n"
       << "        for (std::size_t i = 0; i < param_values().size(); ++i) in.p[i] = param_values()[i];\n"

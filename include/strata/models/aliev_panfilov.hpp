@@ -168,7 +168,7 @@ public:
     SnapshotSpec snapshot_spec() const override;
     // -x, -y and -k when the run names a geometry of several parts or -k.
     std::optional<Decomposition> decomposition() const override {
-        if (px * py == 1 && !no_comm) return std::nullopt;
+        if (px == 1 && py == 1 && !no_comm) return std::nullopt;
         Decomposition d;
         d.parts[0] = px, d.parts[1] = py, d.exchange = !no_comm;
         return d;
