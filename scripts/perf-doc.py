@@ -239,6 +239,27 @@ def main():
         stencil_table = table
     else:
         stencil_table = []
+    # Gray-Scott (#18): two fields read through neighbourhoods, against torch.compile in the same run.
+    gs = latest_rows(runs, "strata bench examples/stencils/gray-scott.stencil")
+    gs_text = [text for _, text in runs if "$ strata bench examples/stencils/gray-scott.stencil" in text][-1:]
+    if gs:
+        ms, k, v = best(gs, "fp32")
+        lines.append(f"| Gray-Scott 8192² fp32 (gray-scott.stencil), best strategy | ≥ 90% of copy | `{k[0]}` {v['pct']}% |")
+        tc = re.search(r"grayscott n=8192 float torch.compile +[\d.]+ ms/step +([\d.]+) GCells/s", "".join(gs_text))
+        if tc:
+            lines.append(f"| Gray-Scott 8192² fp32 against torch.compile (same run) | ≥ 1.5× | "
+                         f"{ratio(v['gcells'] / float(tc.group(1)))} ({v['gcells']} against {tc.group(1)} GCells/s; "
+                         f"no temporal kernel takes two neighbourhood fields yet) |")
+    # Runs over MPI ranks (#19): bitwise against one process, case by case (tests/mpi_runs*.sh).
+    mpi = [text for _, text in runs if "== tests/mpi_runs_cuda.sh" in text][-1:]
+    if mpi:
+        cpu = mpi[0].split("== tests/mpi_runs_cuda.sh")[0]
+        gpu = mpi[0].split("== tests/mpi_runs_cuda.sh")[1]
+        lines.append(f"| runs over MPI ranks, bitwise against one process (CPU backends, 2-6 ranks; every CUDA "
+                     f"strategy, ranks sharing one GPU) | all | {len(re.findall(r'^ok   (?!refused)', cpu, re.M))} CPU and "
+                     f"{len(re.findall(r'^ok   (?!refused)', gpu, re.M))} CUDA cases ok, "
+                     f"{len(re.findall(r'^FAIL', mpi[0], re.M))} failed; the scaling targets need two GPUs "
+                     f"(`nvidia-h200-x2`, not lent so far) |")
     if stencil_table:
         lines += ["", "## Stencil files against the built-in models", "",
                   "`scripts/gpu-check.sh stencil`: the model generated from each file and the built-in it restates, "
