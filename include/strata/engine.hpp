@@ -138,8 +138,9 @@ public:
     // elements), host memory or, on a CUDA engine, device memory of its GPU; the ghost layer
     // stays the model's. Returns once the copy is done: `src` may then be reused.
     virtual void copy_in(std::string_view name, const T* src, std::int64_t stride_y, std::int64_t stride_z) = 0;
-    // Every state field, every array, the step.
-    State<T> state();
+    // Every state field, every array, the step. (Over several ranks, on rank 0: what checkpoints
+    // write; the other ranks get the step alone, their memory spared the whole grid.)
+    virtual State<T> state();
 };
 
 // `initial` null: the model's own initial state (built on the device for CUDA). Otherwise the run

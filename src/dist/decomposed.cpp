@@ -145,13 +145,37 @@ public:
     }
 
     // Every rank's owned cells, gathered on every rank; the ghost layer is the model's boundary.
-    HostField<T> field(std::string_view name) override {
+    HostField<T> field(std::string_view name) override { return gather(name, true); }
+    // Checkpoints and snapshots need the whole grid on rank 0 alone.
+    State<T> state() override {
+        State<T> s;
+        s.step = step();
+        const bool root = rank() == 0;
+        for (const FieldDecl& f : model().fields)
+            if (holds_state(f.role)) {
+                HostField<T> u = gather(f.name, false);
+                if (root) s.fields.emplace_back(f.name, std::move(u));
+            }
+        for (const std::string& a : arrays()) {
+            std::vector<T> v = gather_array(a, false);
+            if (root) s.arrays.emplace_back(a, std::move(v));
+        }
+        return s;
+    }
+    std::unique_ptr<FieldCopy<T>> snapshot(std::string_view name) override {
+        const HostField<T> u = gather(name, false);
+        return std::make_unique<GatheredCopy<T>>(rank() == 0 ? interior_values(u) : std::vector<T>{});
+    }
+
+private:
+    HostField<T> gather(std::string_view name, bool everywhere) {
         const HostField<T> mine = local_->field(name);
         const Window& me = windows_[rank()];
         std::vector<T> own;
         own.reserve(std::size_t(me.own_n[0]) * me.own_n[1] * me.own_n[2]);
         for_owned(me, [&](int i, int j, int k) { own.push_back(mine.at(i, j, k)); });
-        const std::vector<unsigned char> all = allgather(own.data(), own.size() * sizeof(T));
+        const std::vector<unsigned char> all = allgather(own.data(), own.size() * sizeof(T), everywhere);
+        if (!everywhere && rank() != 0) return {};
         HostField<T> u(global_);
         std::size_t at = 0;
         for (const Window& w : windows_)
@@ -164,6 +188,8 @@ public:
         if (model_->periodic) periodic_ghosts(u);
         return u;
     }
+
+public:
     void set_field(std::string_view name, const HostField<T>& values) override {
         const Extent& e = values.extent;
         if (e.nx != global_.nx || e.ny != global_.ny || e.nz != global_.nz || e.ghost != global_.ghost)
@@ -171,9 +197,11 @@ public:
         local_->set_field(name, window_of(values, windows_[rank()]));
     }
     // Rows of one value per receiver, as on one rank: each receiver's column from its owner.
-    std::vector<T> array(std::string_view name) override {
+    std::vector<T> array(std::string_view name) override { return gather_array(name, true); }
+    std::vector<T> gather_array(std::string_view name, bool everywhere) {
         const std::vector<T> mine = local_->array(name);
-        const std::vector<unsigned char> all = allgather(mine.data(), mine.size() * sizeof(T));
+        const std::vector<unsigned char> all = allgather(mine.data(), mine.size() * sizeof(T), everywhere);
+        if (!everywhere && rank() != 0) return {};
         const std::size_t nr = points_.receivers.size();
         const std::int64_t rows = points_.rows(step());
         std::vector<T> out(std::size_t(rows) * nr);
@@ -188,9 +216,6 @@ public:
                             all.data() + sizeof(T) * (start[o] + std::size_t(row) * count[o] + column[r]), sizeof(T));
             }
         return out;
-    }
-    std::unique_ptr<FieldCopy<T>> snapshot(std::string_view name) override {
-        return std::make_unique<GatheredCopy<T>>(interior_values(field(name)));
     }
     FieldView<T> view(std::string_view) override {
         throw UsageError("a run over several ranks has no view of a whole field in one place (take field() instead)");

@@ -113,12 +113,20 @@ std::int64_t allreduce_max(std::int64_t v) {
     return v;
 }
 
-std::vector<unsigned char> allgather(const void* data, std::size_t bytes) {
+std::vector<unsigned char> allgather(const void* data, std::size_t bytes, bool everywhere) {
     const unsigned char* p = static_cast<const unsigned char*>(data);
     if (size() == 1) return {p, p + bytes};
     const int n = count_of(bytes, "a rank's part");
     std::vector<int> counts(size()), displs(size());
     STRATA_MPI(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD));
+    if (!everywhere) {
+        std::size_t total = 0;
+        for (int r = 0; r < size(); ++r) displs[r] = count_of(total, "a gathered field"), total += std::size_t(counts[r]);
+        count_of(total, "a gathered field");
+        std::vector<unsigned char> out(rank() == 0 ? total : 0);
+        STRATA_MPI(MPI_Gatherv(p, n, MPI_BYTE, out.data(), counts.data(), displs.data(), MPI_BYTE, 0, MPI_COMM_WORLD));
+        return out;
+    }
     std::size_t total = 0;
     for (int r = 0; r < size(); ++r) {
         displs[r] = count_of(total, "a gathered field");

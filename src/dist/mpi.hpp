@@ -24,8 +24,9 @@ void sendrecv(const void* send, std::size_t send_bytes, int to, void* recv, std:
 void allreduce_max(double* v, int n);
 void allreduce_sum(double* v, int n);
 int allreduce_max(int v);
-// Every rank's `bytes` (they may differ), concatenated in rank order, on every rank.
-std::vector<unsigned char> allgather(const void* data, std::size_t bytes);
+// Every rank's `bytes` (they may differ), concatenated in rank order, on every rank (`everywhere`)
+// or on rank 0 alone (the others get nothing).
+std::vector<unsigned char> allgather(const void* data, std::size_t bytes, bool everywhere = true);
 
 std::int64_t allreduce_max(std::int64_t v);
 
