@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, stencil, grayscott, mpi, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, stencil, grayscott, mpi, scaling, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -92,6 +92,36 @@ if want mpi; then  # runs over MPI ranks (#19): the CPU backends', then CUDA's s
   grep -E "FAIL|failures" "$out/mpi-cpu.txt" | head -20
   bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda.txt" 2>&1 || true
   grep -E "FAIL|passed" "$out/mpi-cuda.txt" | head -40
+  if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then  # one GPU per rank: the halos over NCCL too
+    HALOS=nccl bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda-nccl.txt" 2>&1 || true
+    grep -E "FAIL|passed" "$out/mpi-cuda-nccl.txt" | head -40
+  fi
+fi
+if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same strategy; the link; the peer (carry .peers)
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mpi=(mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS)
+  echo "\$ strata-peer" | tee -a "$out/bench.txt"
+  $build/strata-peer | tee -a "$out/bench.txt"
+  scale() {  # ROW ONE_GPU_ARGS -- TWO_GPU_ARGS: the run on one GPU, then on two (halos over MPI, then NCCL)
+    local row=$1; shift
+    local one=() two=()
+    while [ "$1" != -- ]; do one+=("$1"); shift; done
+    shift; two=("$@")
+    echo "\$ strata run ${one[*]}   # $row, 1 GPU" | tee -a "$out/bench.txt"
+    $build/strata run "${one[@]}" --backend cuda --quiet | grep -E "kernel|Time per step|GCells/s" | tee -a "$out/bench.txt"
+    for h in mpi nccl; do
+      echo "\$ mpirun -np 2 strata run ${two[*]} --halos $h   # $row, 2 GPUs" | tee -a "$out/bench.txt"
+      timeout 300 "${mpi[@]}" $build/strata run "${two[@]}" --backend cuda --halos $h --quiet 2>&1 \
+        | grep -E "error|ranks|Time per step|GCells/s|Per rank|Exposed" | tee -a "$out/bench.txt"
+    done
+  }
+  scale "weak heat3d 7pt fp32 (645^3 = 2 x 512^3 on two)" heat3d -n 512 --steps 400 --precision fp32 -- heat3d -n 645 --steps 400 --precision fp32
+  scale "weak wave3d fp32" wave3d -n 512 --steps 200 --precision fp32 -- wave3d --nx 512 --ny 512 --nz 1024 --steps 200 --precision fp32
+  scale "strong wave3d fp32" wave3d --nx 1024 --ny 1024 --nz 512 --steps 100 --precision fp32 -- wave3d --nx 1024 --ny 1024 --nz 512 --steps 100 --precision fp32
+  scale "strong apf 16384^2 fp32 temporal" apf -n 16383 -i 1000 --precision fp32 --kernel temporal -- apf -n 16383 -i 1000 --precision fp32 --kernel temporal -x 1 -y 2
+  scale "strong heat2d 20480^2 fp32, 1000 steps" heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal
+  [ -d .peers/mgpm ] && bash .peers/mgpm-jacobi.sh 2>&1 | tee -a "$out/bench.txt"
 fi
 if want python; then  # the Python bindings on the GPU: their tests, and what a call costs against the CLI
   ctest --test-dir $build -R '^python' --output-on-failure > "$out/tests-python.txt" 2>&1 || true

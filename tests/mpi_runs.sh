@@ -68,6 +68,10 @@ for g in 1x1x2 2x2x1 1x2x3 2x1x2; do split wave "$g" omp "${wave[@]}"; done
 one periodic "$examples/heat-periodic.stencil" -n 45 --steps 40
 for g in 1x2 2x1 3x2 2x2; do split periodic "$g" omp "$examples/heat-periodic.stencil" -n 45 --steps 40; done
 
+# Two fields read through neighbourhoods (Gray-Scott, periodic).
+one grayscott "$examples/gray-scott.stencil" -n 37 --steps 30
+for g in 2x1 2x2; do split grayscott "$g" omp "$examples/gray-scott.stencil" -n 37 --steps 30; done
+
 # Restart on another number of ranks: 4, then 2, then 1, as the uninterrupted run.
 w=(wave3d --nx 40 --ny 36 --nz 44 --source 0.5,0.5,0.5385 --receiver-line 0.1,0.1,0.1,0.85,0.85,0.85,17 --quiet)
 "$strata" run "${w[@]}" --steps 60 --out "$work/r" --checkpoint "$work/r.full.chk" > /dev/null 2>&1
@@ -95,6 +99,7 @@ refuse "thinner than the halo of 4 cells" mpirun -np 6 "$strata" run wave3d -n 2
 refuse "this run is one process: launch it with mpirun -np 4" "$strata" run apf -n 100 -i 5 -x 2 -y 2
 refuse "names 2 axes" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --decomp 2x1
 refuse "only \`strata run\`" mpirun -np 2 "$strata" bench heat3d -n 20 --backend omp
+refuse "halos nccl moves device memory" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --backend omp --halos nccl
 refuse "cannot open" mpirun -np 3 "$strata" run apf -n 100 -i 5 -y 3 --json /proc/none/r.json  # rank 0 alone fails
 
 echo "$failures failures"

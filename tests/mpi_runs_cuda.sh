@@ -2,7 +2,8 @@
 # The CUDA backend over several MPI ranks against one process, strategy by strategy: the same
 # kernel on each rank's window (its halos staged through the host over MPI) must give the bits of
 # the same kernel on the whole grid. Ranks share the GPUs there are (STRATA_SHARE_GPUS=1), so it
-# runs on a machine of one GPU. Usage: tests/mpi_runs_cuda.sh STRATA EXAMPLES_DIR
+# runs on a machine of one GPU. HALOS=nccl: the halos over NCCL instead (one GPU per rank: the
+# cases of more ranks than GPUs are skipped). Usage: tests/mpi_runs_cuda.sh STRATA EXAMPLES_DIR
 set -uo pipefail
 strata=$1
 examples=$2
@@ -16,15 +17,18 @@ passed=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 ranks() { echo $(( $(echo "$1" | tr x '*') )); }
 kernels() { "$strata" run "$1" --backend cuda --kernel list | awk '/^  [a-z]/ {print $1}'; }
+halos=${HALOS:-mpi}
+gpus=$(nvidia-smi -L | wc -l)
 
 # case NAME GRID KERNEL ARGS...: one process and the ranks of GRID, same kernel, same bits
 case_() {
   local name=$1 grid=$2 kernel=$3; shift 3
-  local tag="$name.$kernel.$grid"
+  local tag="$name.$kernel.$grid.$halos"
+  if [ "$halos" = nccl ] && [ "$(ranks "$grid")" -gt "$gpus" ]; then return; fi
   "$strata" run "$@" --backend cuda --kernel "$kernel" --quiet --out "$work/$tag.1" \
     --checkpoint "$work/$tag.1.chk" > "$work/$tag.1.txt" 2>&1 || { fail "$tag on one process: $(grep -m1 error "$work/$tag.1.txt")"; return; }
   timeout 300 mpirun -np "$(ranks "$grid")" -x STRATA_SHARE_GPUS -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
-    -x NVSHMEM_DISABLE_NVLS "$strata" run "$@" --decomp "$grid" --backend cuda --kernel "$kernel" --quiet \
+    -x NVSHMEM_DISABLE_NVLS "$strata" run "$@" --decomp "$grid" --backend cuda --kernel "$kernel" --halos "$halos" --quiet \
     --out "$work/$tag" --checkpoint "$work/$tag.chk" > "$work/$tag.txt" 2>&1 \
     || { fail "$tag: $(grep -m1 error "$work/$tag.txt")"; return; }
   if cmp -s "$work/$tag.1.chk" "$work/$tag.chk"; then
@@ -54,6 +58,10 @@ for k in $(kernels "$examples/heat-periodic.stencil"); do
   case_ periodic 2x2 "$k" "$examples/heat-periodic.stencil" -n 99 --steps 30 --precision fp32
 done
 
+for k in $(kernels "$examples/gray-scott.stencil"); do  # two neighbourhood fields, periodic
+  case_ grayscott 2x1 "$k" "$examples/gray-scott.stencil" -n 99 --steps 30 --precision fp64
+done
+
 # -k: the halos are not exchanged, and the state must then differ (the comparison sees it).
 "$strata" run apf -n 300 -i 60 --backend cuda --kernel multi4 --quiet --checkpoint "$work/k1.chk" > /dev/null 2>&1
 mpirun -np 2 -x STRATA_SHARE_GPUS "$strata" run apf -n 300 -i 60 -x 1 -y 2 -k --backend cuda --kernel multi4 --quiet \
@@ -61,10 +69,23 @@ mpirun -np 2 -x STRATA_SHARE_GPUS "$strata" run apf -n 300 -i 60 -x 1 -y 2 -k --
 cmp -s "$work/k1.chk" "$work/k2.chk" && fail "apf -k on the GPU equals the communicating run (the comparison sees nothing)"
 
 # One rank per GPU unless told: more ranks than GPUs is an error.
-gpus=$(nvidia-smi -L | wc -l)
 env -u STRATA_SHARE_GPUS mpirun -np $((gpus + 1)) "$strata" run heat3d -n 64 --steps 2 --backend cuda > "$work/share.txt" 2>&1
 grep -q "ranks on this node but $gpus GPU" "$work/share.txt" && echo "ok   refused: $(grep -m1 error "$work/share.txt")" \
   || fail "more ranks than GPUs: $(grep -m1 error "$work/share.txt")"
+
+# --halos nccl with ranks sharing a GPU: NCCL refuses (it takes one GPU per rank). One line naming
+# the call and the rank, every rank out with an error, no hang. (NCCL between two GPUs needs a
+# machine of two: scripts/gpu-check.sh mpi there runs the cases above with --halos nccl too.)
+timeout 120 mpirun -np 2 -x STRATA_SHARE_GPUS "$strata" run heat3d -n 64 --steps 2 --backend cuda --halos nccl \
+  > "$work/nccl.txt" 2>&1
+rc=$?
+if [ "$gpus" -lt 2 ]; then
+  if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "ncclCommInitRank failed" "$work/nccl.txt" && [ "$(grep -c 'strata: error' "$work/nccl.txt")" -eq 1 ]; then
+    echo "ok   refused: $(grep -m1 error "$work/nccl.txt")"
+  else
+    fail "--halos nccl on a shared GPU: exit $rc, $(grep -m1 -i error "$work/nccl.txt")"
+  fi
+fi
 
 echo "$passed passed, $failures failures"
 [ "$failures" -eq 0 ]

@@ -31,6 +31,7 @@ namespace strata {
 struct Decomposition {
     int parts[3] = {1, 1, 1};
     bool exchange = true;  // false: the halos are never exchanged (apf's -k, for timing only)
+    bool nccl = false;     // CUDA: the halos over NCCL, device to device (else over MPI, staged through the host)
 
     std::int64_t ranks() const { return std::int64_t(parts[0]) * parts[1] * parts[2]; }
     std::string text(int dims) const;  // "2x3" or "2x2x1"
@@ -162,6 +163,15 @@ public:
     // memory; nothing where that rank is -1).
     virtual void transfer(int axis, int dir, const void* send, std::size_t send_bytes, void* recv,
                           std::size_t recv_bytes) = 0;
+    // The same between device buffers, enqueued on `stream` (a cudaStream_t): false where this
+    // subdomain moves host memory only (the caller stages through the host then).
+    virtual bool device_transfer(int axis, int dir, const void* send, std::size_t send_bytes, void* recv,
+                                 std::size_t recv_bytes, void* stream) {
+        (void)axis, (void)dir, (void)send, (void)send_bytes, (void)recv, (void)recv_bytes, (void)stream;
+        return false;
+    }
+    // How the halos travel, for the report.
+    virtual const char* transport() const { return "MPI"; }
     // The ranks' reductions of their owned cells, combined: the largest max_abs, the sums summed.
     virtual void combine(Reduced* r, int n) = 0;
 

@@ -238,6 +238,11 @@ CommandLine::CommandLine() {
         mc.cmd->add_option("--decomp", mc.run.decomp,
                            m->dims == 3 ? "Under mpirun: ranks along x, y and z, PxQxR (default 1x1xN: slabs along z)"
                                         : "Under mpirun: ranks along x and y, PxQ (default 1xN: slabs of rows)");
+        mc.cmd->add_option("--halos", mc.run.halos,
+                           "Under mpirun with --backend cuda: mpi (staged through the host; the default) or nccl "
+                           "(device to device, one GPU per rank; not yet measured on two GPUs)")
+            ->check(CLI::IsMember({"mpi", "nccl"}))
+            ->capture_default_str();
         mc.cmd->add_flag("--no-wisdom", mc.no_wisdom,
                          "CUDA: the built-in launch defaults, not the device's wisdom (`strata tune`)");
         mc.cmd->add_flag("--tune", mc.tune_first,

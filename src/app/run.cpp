@@ -34,6 +34,7 @@ Decomposition decomposition(const RunOptions& o, const Problem& problem) {
         d = given;
     }
     if (!d) d = default_decomposition(dims, ranks);
+    d->nccl = o.halos == "nccl";
     if (d->ranks() != ranks)
         throw UsageError("the process grid " + d->text(dims) + " has " + std::to_string(d->ranks()) + " parts but " +
                          (ranks == 1 ? "this run is one process: launch it with mpirun -np " + std::to_string(d->ranks())
@@ -78,10 +79,16 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
            {{"", problem.title()}, {"backend", std::string(to_string(o.backend))}, {"kernel", engine->kernel()},
             {"precision", std::string(to_string(precision))}});
     if (!launch.empty()) r.line("%s", {{"launch", launch}});
-    if (dist::size() > 1)
+    if (dist::size() > 1) {
+        const std::string halos = !eo.decomp.exchange     ? "never exchanged (-k)"
+                                  : eo.decomp.nccl        ? "over NCCL, device to device, before each pass"
+                                  : o.backend == Backend::cuda ? "over MPI, staged through the host, before each pass"
+                                                               : "over MPI every step";
         r.line("%d ranks, process grid %s, halos %s",
-               {{"ranks", dist::size()}, {"decomposition", eo.decomp.text(model.dims)},
-                {"", std::string(eo.decomp.exchange ? "over MPI every step" : "never exchanged (-k)")}});
+               {{"ranks", dist::size()}, {"decomposition", eo.decomp.text(model.dims)}, {"halos", halos}});
+    } else if (eo.decomp.nccl) {
+        r.text("--halos nccl: one process has no halos to move\n");
+    }
     problem.describe(r);
     if (restart) r.text("restarted from '" + io.restart_path + "' at " + model.step_noun + " " + std::to_string(first) + '\n');
     r.text("\n");

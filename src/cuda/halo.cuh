@@ -1,7 +1,7 @@
 #pragma once
-// A rank's halos on the GPU (domain.hpp), staged through the host: the cells to send packed into
-// one buffer by a kernel, copied to pinned memory, sent over MPI while the neighbour's arrive,
-// copied back and unpacked. Every field of the exchange travels in one message per direction.
+// A rank's halos on the GPU (domain.hpp): the cells to send packed into one buffer by a kernel,
+// sent while the neighbour's arrive (NCCL: device to device on the stream; MPI: staged through
+// pinned host memory), unpacked. Every field of the exchange travels in one message per direction.
 #include <cstdint>
 
 #include "device_buffer.hpp"
@@ -48,9 +48,18 @@ public:
                 if (n_out) {
                     halo_copy<true><<<blocks(n_out), 256, 0, s>>>(f, g, out, dev_out_.get());
                     STRATA_CUDA_CHECK_LAUNCH();
+                }
+                // Device to device where the subdomain can (NCCL), all on the stream.
+                if (sub.device_transfer(axis, dir, dev_out_.get(), n_out * sizeof(T), dev_in_.get(), n_in * sizeof(T), s)) {
+                    if (n_in) {
+                        halo_copy<false><<<blocks(n_in), 256, 0, s>>>(f, g, in, dev_in_.get());
+                        STRATA_CUDA_CHECK_LAUNCH();
+                    }
+                    continue;
+                }
+                if (n_out)
                     STRATA_CUDA_CHECK(cudaMemcpyAsync(host_out_.get(), dev_out_.get(), n_out * sizeof(T),
                                                       cudaMemcpyDeviceToHost, s));
-                }
                 STRATA_CUDA_CHECK(cudaStreamSynchronize(s));
                 sub.transfer(axis, dir, host_out_.get(), n_out * sizeof(T), host_in_.get(), n_in * sizeof(T));
                 if (n_in) {

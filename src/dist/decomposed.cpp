@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "mpi.hpp"
+#include "nccl.hpp"
 #ifdef STRATA_HAVE_CUDA
 #include "../cuda/cuda_engines.hpp"
 #endif
@@ -79,14 +80,23 @@ std::pair<int, int> halos(const Decomposition& d, int a, int c, int halo, bool p
     return {c > 0 || periodic ? halo : 0, c < p - 1 || periodic ? halo : 0};
 }
 
-// The halos over MPI: host memory, straight from the engine (CPU) or staged (CUDA).
+// The halos over MPI: host memory, straight from the engine (CPU) or staged (CUDA). With NCCL
+// (`--halos nccl`), a CUDA engine's halos go device to device instead.
 class MpiSubdomain final : public Subdomain {
 public:
-    using Subdomain::Subdomain;
+    MpiSubdomain(const Window& w, const int (&nb)[6], int halo, bool exchanging, std::shared_ptr<Nccl> nccl)
+        : Subdomain(w, nb, halo, exchanging), nccl_(std::move(nccl)) {}
     void transfer(int axis, int dir, const void* send, std::size_t send_bytes, void* recv,
                   std::size_t recv_bytes) override {
         sendrecv(send, send_bytes, to(axis, dir), recv, recv_bytes, from(axis, dir), 2 * axis + dir);
     }
+    bool device_transfer(int axis, int dir, const void* send, std::size_t send_bytes, void* recv,
+                         std::size_t recv_bytes, void* stream) override {
+        if (!nccl_) return false;
+        nccl_->sendrecv(send, send_bytes, to(axis, dir), recv, recv_bytes, from(axis, dir), stream);
+        return true;
+    }
+    const char* transport() const override { return nccl_ ? "NCCL" : "MPI"; }
     void combine(Reduced* r, int n) override {
         std::vector<double> mx(n), sums(2 * std::size_t(n));
         for (int i = 0; i < n; ++i) mx[i] = r[i].max_abs, sums[2 * i] = r[i].sum, sums[2 * i + 1] = r[i].sum_sq;
@@ -94,6 +104,9 @@ public:
         allreduce_sum(sums.data(), 2 * n);
         for (int i = 0; i < n; ++i) r[i].max_abs = mx[i], r[i].sum = sums[2 * i], r[i].sum_sq = sums[2 * i + 1];
     }
+
+private:
+    std::shared_ptr<Nccl> nccl_;  // null: MPI
 };
 
 // A whole field's interior on the host, for snapshots.
@@ -351,6 +364,9 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
                          " parts but the run has " + std::to_string(size()) +
                          " ranks (mpirun -np): they must be equal");
     if (backend == Backend::cuda) use_rank_device();
+    if (d.nccl && backend != Backend::cuda)
+        throw UsageError("--halos nccl moves device memory: it takes --backend cuda (the CPU backends' halos go over MPI)");
+    const std::shared_ptr<Nccl> nccl = d.nccl && d.exchange ? Nccl::open() : nullptr;
     const Extent global = problem.extent();
     const PointFeatures points = problem.points();
     // A window's halo is a radius deep for a kernel of one step per pass; a temporal kernel's
@@ -365,7 +381,7 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
         lo.decomp = {};
         const std::array<int, 6> nb = neighbours(d, rank(), m.periodic, m.dims);
         const int around[6] = {nb[0], nb[1], nb[2], nb[3], nb[4], nb[5]};
-        lo.subdomain = std::make_shared<MpiSubdomain>(me, around, halo, d.exchange);
+        lo.subdomain = std::make_shared<MpiSubdomain>(me, around, halo, d.exchange, nccl);
         std::unique_ptr<TypedEngine<T>> local;
         if constexpr (std::is_same_v<T, float>)
             local = m.engine_f32(problem, backend, lo, part ? &*part : nullptr);

@@ -113,6 +113,10 @@ std::int64_t allreduce_max(std::int64_t v) {
     return v;
 }
 
+void broadcast(void* data, std::size_t bytes) {
+    if (size() > 1) STRATA_MPI(MPI_Bcast(data, count_of(bytes, "a broadcast"), MPI_BYTE, 0, MPI_COMM_WORLD));
+}
+
 std::vector<unsigned char> allgather(const void* data, std::size_t bytes, bool everywhere) {
     const unsigned char* p = static_cast<const unsigned char*>(data);
     if (size() == 1) return {p, p + bytes};
@@ -171,6 +175,7 @@ void allreduce_max(double*, int) {}
 void allreduce_sum(double*, int) {}
 int allreduce_max(int v) { return v; }
 std::int64_t allreduce_max(std::int64_t v) { return v; }
+void broadcast(void*, std::size_t) {}
 std::vector<unsigned char> allgather(const void* data, std::size_t bytes) {
     const unsigned char* p = static_cast<const unsigned char*>(data);
     return {p, p + bytes};

@@ -29,6 +29,8 @@ int allreduce_max(int v);
 std::vector<unsigned char> allgather(const void* data, std::size_t bytes, bool everywhere = true);
 
 std::int64_t allreduce_max(std::int64_t v);
+// Rank 0's `bytes` at `data` on every rank.
+void broadcast(void* data, std::size_t bytes);
 
 // How an error reaches the user from a run over several ranks, by where the ranks are:
 //   parse  every rank reads the same command line, so every rank fails alike: rank 0 says why,
