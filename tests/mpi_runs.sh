@@ -3,17 +3,8 @@
 # state field, bit for bit, and the traces), the traces and the snapshots must be the same files.
 # Then the bad input: one line, the exit code, no hang.
 # Usage: tests/mpi_runs.sh STRATA EXAMPLES_DIR  (ctest runs it with the label cpu)
-set -uo pipefail
-strata=$1
-examples=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# Open MPI refuses root without these (CI runs as root); --oversubscribe: more ranks than cores.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+source "$(dirname "$0")/mpi_common.sh" "$@"
 export OMP_NUM_THREADS=1
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ranks() { echo $(( $(echo "$1" | tr x '*') )); }
 
 # one NAME ARGS...: the run on one process, its checkpoint in $work/NAME.1.chk, its files in $work/NAME.1
 one() {

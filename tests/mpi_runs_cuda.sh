@@ -4,18 +4,9 @@
 # the same kernel on the whole grid. Ranks share the GPUs there are (STRATA_SHARE_GPUS=1), so it
 # runs on a machine of one GPU. HALOS=nccl: the halos over NCCL instead (one GPU per rank: the
 # cases of more ranks than GPUs are skipped). Usage: tests/mpi_runs_cuda.sh STRATA EXAMPLES_DIR
-set -uo pipefail
-strata=$1
-examples=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+source "$(dirname "$0")/mpi_common.sh" "$@"
 export STRATA_SHARE_GPUS=1
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-failures=0
 passed=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ranks() { echo $(( $(echo "$1" | tr x '*') )); }
 kernels() { "$strata" run "$1" --backend cuda --kernel list | awk '/^  [a-z]/ {print $1}'; }
 halos=${HALOS:-mpi}
 gpus=$(nvidia-smi -L | wc -l)

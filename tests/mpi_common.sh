@@ -1,0 +1,15 @@
+# What tests/mpi_runs.sh and tests/mpi_runs_cuda.sh share (sourced): their arguments, a scratch
+# folder removed on exit, what Open MPI needs to start ranks here, and the failure count.
+# Usage: source tests/mpi_common.sh STRATA EXAMPLES_DIR
+set -uo pipefail
+strata=$1
+examples=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Open MPI refuses root without these (CI runs as root); oversubscribe: more ranks than cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# NVLink multicast stays off on every machine of several GPUs (it can take the host's GPUs out of service).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ranks() { echo $(( $(echo "$1" | tr x '*') )); }  # 2x3 -> 6
