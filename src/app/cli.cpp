@@ -425,6 +425,8 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     try {
         args = load_stencil_models(argc, argv);
         line.emplace();
+    } catch (const dist::Silent& e) {  // rank 0 failed to compile the file, and says why
+        return e.code;
     } catch (const UsageError& e) {
         return fail(err, e.what(), 2);
     } catch (const std::exception& e) {

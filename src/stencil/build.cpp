@@ -6,6 +6,8 @@
 // the cache; written under a temporary name and renamed, so concurrent runs never see half of one.
 #include "stencil/build.hpp"
 
+#include "dist/mpi.hpp"
+
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -262,7 +264,8 @@ std::string cache_dir() {
     return dir.string();
 }
 
-const ModelInfo& load_model(const std::string& path) {
+namespace {
+const ModelInfo& load_here(const std::string& path) {
     const std::lock_guard lock(g_mutex);
     const auto start = std::chrono::steady_clock::now();
     Unit u = prepare(path);
@@ -347,6 +350,29 @@ const ModelInfo& load_model(const std::string& path) {
     g_stats[info] = {compiled, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                      u.object.string()};
     return *info;
+}
+}  // namespace
+
+// Over several ranks, rank 0 compiles first and the others then take its object from the cache,
+// instead of every rank compiling at once (a node with a cache of its own compiles once there).
+// Rank 0's failure is its to say (dist/mpi.hpp): the others leave quietly with its code.
+const ModelInfo& load_model(const std::string& path) {
+    if (dist::size() == 1) return load_here(path);
+    if (dist::rank() != 0) {
+        if (const int failed = dist::allreduce_max(0)) throw dist::Silent{failed};
+        return load_here(path);
+    }
+    try {
+        const ModelInfo& m = load_here(path);
+        dist::allreduce_max(0);
+        return m;
+    } catch (const UsageError&) {
+        dist::allreduce_max(2);
+        throw;
+    } catch (...) {
+        dist::allreduce_max(1);
+        throw;
+    }
 }
 
 LoadStats load_stats(const ModelInfo& model) {
