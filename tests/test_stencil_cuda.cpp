@@ -124,9 +124,10 @@ TEST(StencilCuda, PointwiseFieldAndMirrorMatchCpuFp64) {
     barkley_matches_cpu<double>();
 }
 
-// heat-periodic.stencil on every strategy against the CPU, on a grid no tile divides and on one
-// smaller than a tile (the wrapped reads of a tile's overhang clamp inside the grid); no temporal
-// kernel, and the default at a large size is the best single sweep.
+// heat-periodic.stencil on every strategy against the CPU (temporal at depths 2 and 5: its tiles
+// load their cells beyond an edge from a period away), on a grid no tile divides and on one
+// smaller than a tile (the wrapped reads of a tile's overhang clamp inside the grid; a temporal
+// tile wraps several times).
 template <class T>
 void periodic_matches_cpu(int nx, int ny) {
     const ModelInfo& m = find_model(example("heat-periodic.stencil"));
@@ -138,21 +139,24 @@ void periodic_matches_cpu(int nx, int ny) {
     cpu->advance(7);
     const double tol = sizeof(T) == 8 ? 1e-12 : 1e-5;
     const auto names = kernel_names(Backend::cuda, m.name);
-    EXPECT_EQ(std::count(names.begin(), names.end(), "temporal"), 0);
-    for (const std::string& k : names) {
-        auto gpu = engine<T>(m, *p, Backend::cuda, EngineOptions{k, false}, &init);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "temporal"), 1);
+    for_each_launch(m.name, [&](const EngineOptions& o) {
+        auto gpu = engine<T>(m, *p, Backend::cuda, o, &init);
         gpu->advance(7);
-        EXPECT_LE(max_relative_error(gpu->field("u"), cpu->field("u")), tol) << k << " " << nx << "x" << ny;
-    }
-    EXPECT_THROW(engine<T>(m, *p, Backend::cuda, EngineOptions{"temporal", false}, &init), UsageError);
+        EXPECT_LE(max_relative_error(gpu->field("u"), cpu->field("u")), tol)
+            << o.kernel << " depth " << o.depth << " " << nx << "x" << ny;
+    });
 }
 TEST(StencilCuda, PeriodicBoundaryMatchesCpuOnEveryStrategy) {
     REQUIRE_GPU();
     periodic_matches_cpu<float>(301, 203);
     periodic_matches_cpu<double>(301, 203);
     periodic_matches_cpu<double>(9, 7);
+    periodic_matches_cpu<float>(130, 67);
     const ModelInfo& m = find_model(example("heat-periodic.stencil"));
-    EXPECT_EQ(m.engine_f32(*m.box(Params{}, 2048, 2048, 1), Backend::cuda, {}, nullptr)->kernel(), "multi4");
+    EXPECT_EQ(m.engine_f32(*m.box(Params{}, 2048, 2048, 1), Backend::cuda, {}, nullptr)->kernel(), "temporal");
+    const ModelInfo& gs = find_model(example("gray-scott.stencil"));  // no temporal kernel: the best sweep
+    EXPECT_EQ(gs.engine_f32(*gs.box(Params{}, 2048, 2048, 1), Backend::cuda, {}, nullptr)->kernel(), "multi4");
 }
 
 // gray-scott.stencil: two fields read through neighbourhoods and a periodic boundary, on every

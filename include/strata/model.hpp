@@ -75,11 +75,11 @@ STRATA_HD auto neighbourhood(const At& at) {
         return at;
 }
 
-// Whether the temporal strategies (one field's tiles on chip, no wrap across the grid's edge)
-// fit the model: a periodic boundary or several neighbourhood fields do not.
+// Whether the temporal strategies (one field's tiles on chip) fit the model: several
+// neighbourhood fields do not.
 template <class Model>
 constexpr bool temporal_fits() {
-    return !periodic_boundary<Model>() && hoods<Model>() == 1;
+    return hoods<Model>() == 1;
 }
 
 // The engine's buffers for a model's N fields, as a kernel step sees them: `in[f]` is what field

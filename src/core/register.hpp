@@ -46,10 +46,7 @@ ModelInfo registered_model() {
     m.fields.assign(std::begin(P::fields), std::end(P::fields));
     m.mirror = Kernel::mirror;
     m.periodic = periodic_boundary<Kernel>();
-    if constexpr (periodic_boundary<Kernel>())  // strategies.cuh leaves it out
-        m.refused.emplace_back("temporal", "the temporal kernel does not fit a periodic boundary: a tile's "
-                                           "neighbours across the domain's edge are not on chip");
-    else if constexpr (hoods<Kernel>() > 1)
+    if constexpr (hoods<Kernel>() > 1)  // strategies.cuh leaves it out
         m.refused.emplace_back("temporal", "the temporal kernel keeps one field's tiles on chip: this model reads " +
                                                std::to_string(hoods<Kernel>()) + " fields through neighbourhoods");
     m.problem = &P::from_params;

@@ -138,9 +138,9 @@ private:
     DeviceBuffer<T> buf_;
 };
 
-// The strategy asked for, or the built-in default for a grid of `cells` (device.cpp). A periodic
-// model has no temporal kernel: its default is the best 2D single sweep instead (multi4,
-// docs/performance.md).
+// The strategy asked for, or the built-in default for a grid of `cells` (device.cpp). A model of
+// several neighbourhood fields has no temporal kernel: its default is the best 2D single sweep
+// instead (multi4, docs/performance.md).
 template <class Model>
 Strategy<Model> find_strategy(const std::string& name, std::int64_t cells) {
     std::string fallback = default_kernel(Model::dims, Model::radius, Model::stencil_points, cells);
@@ -153,9 +153,8 @@ Strategy<Model> find_strategy(const std::string& name, std::int64_t cells) {
     }
     if (const std::string why = kernel_left_out(Model::dims, Model::radius, want); !why.empty()) throw UsageError(why);
     if (want == "temporal" && !temporal_fits<Model>())
-        throw UsageError(std::string("--kernel temporal does not fit this model: not with ") +
-                         (periodic_boundary<Model>() ? "a periodic boundary" : "several fields read through neighbourhoods") +
-                         " (this model has: " + known + ")");
+        throw UsageError("--kernel temporal does not fit this model: not with several fields read through "
+                         "neighbourhoods (this model has: " + known + ")");
     throw UsageError("unknown kernel '" + want + "' (this model has: " + known + ")");
 }
 

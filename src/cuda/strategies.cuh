@@ -352,8 +352,7 @@ std::vector<Strategy<Model>> radius1_strategies() {
         // against 208 at depth 8); the same persistent 190.3; 8 rows x 2 cells, 256 threads (126
         // registers) 235.7 (205 at depth 8); 4 rows, 512 threads, one block per SM (84 registers,
         // no spill) 190.7.
-        // Not with a periodic boundary (a tile's neighbours across the domain's edge are not on chip)
-        // nor several neighbourhood fields (one field's tiles): ModelInfo::refused says so.
+        // Not with several neighbourhood fields (one field's tiles): ModelInfo::refused says so.
         if constexpr (!temporal_fits<Model>())
             ;
         else if constexpr (sizeof(typename Model::value_type) == 4)

@@ -27,8 +27,11 @@
 // for the cells on the domain's edge is the neighbour on the other side (e(-1) = e(1) at x = 0,
 // e(n) = e(n-2) at x = n-1), or 0 for a zero (Dirichlet) boundary; those cells substitute it
 // (blocks touching the edge only, a block-uniform branch). Cells outside the domain are advanced
-// like any other and never read by a cell inside it. A model without pointwise state (Point
-// empty) advances and stores its stencil field alone.
+// like any other and never read by a cell inside it. With a periodic boundary a tile is a window
+// of the periodic grid: its cells beyond an edge are loaded from a period away, and advance like
+// the cells they stand for (their neighbours in the tile are those cells' neighbours), so nothing
+// is substituted. A model without pointwise state (Point empty) advances and stores its stencil
+// field alone.
 //
 // Shared memory holds the tile twice: step s reads one copy and writes the other, so one barrier
 // per step suffices.
@@ -176,7 +179,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
         int x0, y0;
         origin(t, x0, y0);
         const int x = x0 + sx, y = y0 + row0;  // the first own cell
-        const bool edge = x0 < 1 || y0 < 1 || x0 + TW > g.nx - 1 || y0 + TH > g.ny - 1;
+        const bool edge = !periodic_boundary<Model>() && (x0 < 1 || y0 < 1 || x0 + TW > g.nx - 1 || y0 + TH > g.ny - 1);
         if (edge)
             temporal2d_steps<Model, BX, BY, CY, true>(m, tiles_a, tiles_b, ev, p, g, x, y, warp_dist, depth);
         else
@@ -209,9 +212,28 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     const int t = blockIdx.x;
 #pragma unroll
     for (int j = 0; j < CY; ++j) {
-        const std::int64_t c = source(t, j);
-        ev[j] = *reinterpret_cast<const Vec*>(rd.in + c);
-        if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
+        if constexpr (periodic_boundary<Model>()) {  // the cells a period away, V at once inside the grid
+            int x0, y0;
+            origin(t, x0, y0);
+            auto wrap = [](int i, int n) { return (i % n + n) % n; };
+            const int x = x0 + sx, y = wrap(y0 + row0 + j, g.ny);
+            if (x >= 0 && x + V <= g.nx) {
+                const std::int64_t c = g.at(x, y);
+                ev[j] = *reinterpret_cast<const Vec*>(rd.in + c);
+                if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
+            } else {
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    const std::int64_t c = g.at(wrap(x + v, g.nx), y);
+                    ev[j].v[v] = rd.in[c];
+                    if constexpr (kHasPoint<Model>) p[j].v[v] = m.points(rd)[c];
+                }
+            }
+        } else {
+            const std::int64_t c = source(t, j);
+            ev[j] = *reinterpret_cast<const Vec*>(rd.in + c);
+            if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
+        }
         if (j == 0 || j == CY - 1) *reinterpret_cast<Vec*>(tiles_a + (row0 + j) * TW + sx) = ev[j];
     }
     __syncthreads();
