@@ -82,7 +82,7 @@ if want grayscott; then  # two neighbourhood fields (#18): the GPU test, every s
   gs=examples/stencils/gray-scott.stencil
   echo "\$ strata check $gs" | tee -a "$out/bench.txt"
   $build/strata check $gs | tee -a "$out/bench.txt" || true
-  bench $gs -n 8192 --precision fp32,fp64
+  bench $gs -n 8192 --precision fp32,fp64 --depth 4,6,8
   bench heat2d -n 8192 --precision fp32 --kernels naive,smem,planes,multi2,multi4
   [ -f .peers/anchors.py ] && OUT=$out python3 .peers/anchors.py copy grayscott 2>/dev/null | tee -a "$out/bench.txt"
   $build/strata run $gs -n 512 --steps 10000 --backend cuda --every 2500 --out "$out/gray-scott" --snapshot-format png | tail -4

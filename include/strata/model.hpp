@@ -75,11 +75,11 @@ STRATA_HD auto neighbourhood(const At& at) {
         return at;
 }
 
-// Whether the temporal strategies (one field's tiles on chip) fit the model: several
-// neighbourhood fields do not.
+// Whether the temporal strategies fit the model: their tiles hold at most two neighbourhood fields
+// on chip (shared memory and registers).
 template <class Model>
 constexpr bool temporal_fits() {
-    return hoods<Model>() == 1;
+    return hoods<Model>() <= 2;
 }
 
 // The engine's buffers for a model's N fields, as a kernel step sees them: `in[f]` is what field

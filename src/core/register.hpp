@@ -46,9 +46,10 @@ ModelInfo registered_model() {
     m.fields.assign(std::begin(P::fields), std::end(P::fields));
     m.mirror = Kernel::mirror;
     m.periodic = periodic_boundary<Kernel>();
-    if constexpr (hoods<Kernel>() > 1)  // strategies.cuh leaves it out
-        m.refused.emplace_back("temporal", "the temporal kernel keeps one field's tiles on chip: this model reads " +
-                                               std::to_string(hoods<Kernel>()) + " fields through neighbourhoods");
+    if constexpr (!temporal_fits<Kernel>())  // strategies.cuh leaves it out
+        m.refused.emplace_back("temporal", "the temporal kernel's tiles hold at most two fields read through "
+                                           "neighbourhoods: this model reads " +
+                                               std::to_string(hoods<Kernel>()));
     m.problem = &P::from_params;
     m.box = &P::box;
     m.engine_f32 = &make_model_engine<P, float>;

@@ -139,8 +139,8 @@ private:
 };
 
 // The strategy asked for, or the built-in default for a grid of `cells` (device.cpp). A model of
-// several neighbourhood fields has no temporal kernel: its default is the best 2D single sweep
-// instead (multi4, docs/performance.md).
+// more than two neighbourhood fields has no temporal kernel: its default is the best 2D single
+// sweep instead (multi4, docs/performance.md).
 template <class Model>
 Strategy<Model> find_strategy(const std::string& name, std::int64_t cells) {
     std::string fallback = default_kernel(Model::dims, Model::radius, Model::stencil_points, cells);
@@ -153,7 +153,7 @@ Strategy<Model> find_strategy(const std::string& name, std::int64_t cells) {
     }
     if (const std::string why = kernel_left_out(Model::dims, Model::radius, want); !why.empty()) throw UsageError(why);
     if (want == "temporal" && !temporal_fits<Model>())
-        throw UsageError("--kernel temporal does not fit this model: not with several fields read through "
+        throw UsageError("--kernel temporal does not fit this model: its tiles hold at most two fields read through "
                          "neighbourhoods (this model has: " + known + ")");
     throw UsageError("unknown kernel '" + want + "' (this model has: " + known + ")");
 }

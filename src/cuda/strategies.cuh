@@ -352,13 +352,16 @@ std::vector<Strategy<Model>> radius1_strategies() {
         // against 208 at depth 8); the same persistent 190.3; 8 rows x 2 cells, 256 threads (126
         // registers) 235.7 (205 at depth 8); 4 rows, 512 threads, one block per SM (84 registers,
         // no spill) 190.7.
-        // Not with several neighbourhood fields (one field's tiles): ModelInfo::refused says so.
+        // Not with more than two neighbourhood fields: ModelInfo::refused says so. Two fields (H)
+        // take twice the registers and shared memory: one block per SM is what the launch bounds
+        // promise then.
+        constexpr int H = hoods<Model>(), B = H > 1 ? 1 : 2;
         if constexpr (!temporal_fits<Model>())
             ;
         else if constexpr (sizeof(typename Model::value_type) == 4)
-            out.push_back(temporal_strategy<Model, 16, 16, 4, 2>(kStrategies2d[5].name));
+            out.push_back(temporal_strategy<Model, 16, 16, 4, B>(kStrategies2d[5].name));
         else
-            out.push_back(temporal_strategy<Model, 32, 16, 4, 2>(kStrategies2d[5].name));
+            out.push_back(temporal_strategy<Model, 32, 16, 4, B>(kStrategies2d[5].name));
     } else {
         // Two planes in flight (D) keep enough bytes in flight per SM. Box stencils keep three
         // plane sums per cell instead of one, so their wide variants keep one plane in flight, or

@@ -35,6 +35,9 @@
 //
 // Shared memory holds the tile twice: step s reads one copy and writes the other, so one barrier
 // per step suffices.
+//
+// A model of several neighbourhood fields (H = hoods<Model>(), Gray-Scott's u and v) keeps each
+// field's runs, shared rows and shuffles side by side: ev[h], H tiles per copy, nb(h, di, dj).
 #include <type_traits>
 
 #include "check.hpp"
@@ -73,24 +76,31 @@ inline constexpr bool kPairRows2d = BX < 32;
 template <class Model>
 inline constexpr bool kHasPoint = !std::is_empty_v<typename Model::Point>;
 
-// The update of one cell in registers, with its pointwise state if it has one.
-template <class Model, class Nb, class T>
-__device__ __forceinline__ void update_cell(const Model& m, const Nb& nb, T& value, T& point) {
-    if constexpr (kHasPoint<Model>)
-        m.update(nb, value, point);
-    else
-        m.update(nb, value);
+// The update of one cell in registers (value v of row j of each field's runs), with its pointwise
+// state if it has one. A model of several fields returns them all at once.
+template <class Model, class Nb, class Run, int H, int CY, class T>
+__device__ __forceinline__ void update_cell(const Model& m, const Nb& nb, Run (&ev)[H][CY], int j, int v, T& point) {
+    if constexpr (H > 1) {
+        T u[H];
+        m.update(nb, u, point);
+#pragma unroll
+        for (int h = 0; h < H; ++h) ev[h][j].v[v] = u[h];
+    } else if constexpr (kHasPoint<Model>) {
+        m.update(nb, ev[0][j].v[v], point);
+    } else {
+        m.update(nb, ev[0][j].v[v]);
+    }
 }
 
 template <class Model, int BX, int BY, int CY, bool Edge>
 __device__ __forceinline__ void temporal2d_steps(
     const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
-    typename Model::template Run<16 / sizeof(typename Model::value_type)> (&ev)[CY],
+    typename Model::template Run<16 / sizeof(typename Model::value_type)> (&ev)[hoods<Model>()][CY],
     typename Model::template Run<16 / sizeof(typename Model::value_type)> (&p)[CY], const DevGrid& g, int x,
     int y, unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
     using Tile = TemporalTile<T, BX, BY, CY>;
-    constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH;
+    constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, H = hoods<Model>(), CELLS = Tile::CELLS;
     using Vec = typename Model::template Run<V>;
     const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
     // The shared-memory rows just above and below this thread's rows (clamped at the tile's edge,
@@ -98,34 +108,51 @@ __device__ __forceinline__ void temporal2d_steps(
     const int above = max(row0 - 1, 0) * TW + sx, below = min(row0 + CY, TH - 1) * TW + sx;
     for (int s = 1; s <= depth; ++s) {
         if (warp_dist >= unsigned(s)) {  // warp-uniform: some row of the warp is exact after step s
-            const Vec top = *reinterpret_cast<const Vec*>(cur + above);
-            const Vec bottom = *reinterpret_cast<const Vec*>(cur + below);
-            Vec prev = top;  // the old values of the row above the current one
+            Vec bottom[H], prev[H];  // prev: the old values of the row above the current one
+#pragma unroll
+            for (int h = 0; h < H; ++h) {
+                prev[h] = *reinterpret_cast<const Vec*>(cur + h * CELLS + above);
+                bottom[h] = *reinterpret_cast<const Vec*>(cur + h * CELLS + below);
+            }
 #pragma unroll
             for (int j = 0; j < CY; ++j) {
-                const Vec old = ev[j];
-                const Vec& down = j + 1 < CY ? ev[j + 1] : bottom;
-                const T left = __shfl_up_sync(~0u, old.v[V - 1], 1, BX);
-                const T right = __shfl_down_sync(~0u, old.v[0], 1, BX);
+                Vec old[H];
+                T left[H], right[H];
+#pragma unroll
+                for (int h = 0; h < H; ++h) {
+                    old[h] = ev[h][j];
+                    left[h] = __shfl_up_sync(~0u, old[h].v[V - 1], 1, BX);
+                    right[h] = __shfl_down_sync(~0u, old[h].v[0], 1, BX);
+                }
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
-                    T w = v > 0 ? old.v[v - 1] : left, e = v + 1 < V ? old.v[v + 1] : right;
-                    T n = prev.v[v], sn = down.v[v];
-                    if constexpr (Edge) {  // a neighbour outside the domain: its mirror image, or 0
-                        if (x + v == 0) w = Model::mirror ? e : T(0);
-                        if (x + v == g.nx - 1) e = Model::mirror ? w : T(0);
-                        if (y + j == 0) n = Model::mirror ? sn : T(0);
-                        if (y + j == g.ny - 1) sn = Model::mirror ? n : T(0);
+                    T w[H], e[H], n[H], sn[H];
+#pragma unroll
+                    for (int h = 0; h < H; ++h) {
+                        w[h] = v > 0 ? old[h].v[v - 1] : left[h];
+                        e[h] = v + 1 < V ? old[h].v[v + 1] : right[h];
+                        n[h] = prev[h].v[v];
+                        sn[h] = j + 1 < CY ? ev[h][j + 1].v[v] : bottom[h].v[v];
+                        if constexpr (Edge) {  // a neighbour outside the domain: its mirror image, or 0
+                            if (x + v == 0) w[h] = Model::mirror ? e[h] : T(0);
+                            if (x + v == g.nx - 1) e[h] = Model::mirror ? w[h] : T(0);
+                            if (y + j == 0) n[h] = Model::mirror ? sn[h] : T(0);
+                            if (y + j == g.ny - 1) sn[h] = Model::mirror ? n[h] : T(0);
+                        }
                     }
-                    auto nb = [&](int di, int dj) {
-                        return dj < 0 ? n : dj > 0 ? sn : di < 0 ? w : di > 0 ? e : old.v[v];
+                    auto at = [&](int h, int di, int dj) {
+                        return dj < 0 ? n[h] : dj > 0 ? sn[h] : di < 0 ? w[h] : di > 0 ? e[h] : old[h].v[v];
                     };
-                    update_cell(m, nb, ev[j].v[v], p[j].v[v]);
+                    update_cell(m, neighbourhood<Model>(at), ev, j, v, p[j].v[v]);
                 }
-                prev = old;
+#pragma unroll
+                for (int h = 0; h < H; ++h) prev[h] = old[h];
             }
-            *reinterpret_cast<Vec*>(nxt + row0 * TW + sx) = ev[0];
-            if (CY > 1) *reinterpret_cast<Vec*>(nxt + (row0 + CY - 1) * TW + sx) = ev[CY - 1];
+#pragma unroll
+            for (int h = 0; h < H; ++h) {
+                *reinterpret_cast<Vec*>(nxt + h * CELLS + row0 * TW + sx) = ev[h][0];
+                if (CY > 1) *reinterpret_cast<Vec*>(nxt + h * CELLS + (row0 + CY - 1) * TW + sx) = ev[h][CY - 1];
+            }
         }
         __syncthreads();
         auto* t = cur;
@@ -148,9 +175,10 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS;
     static_assert(!kHasPoint<Model> || sizeof(P) == sizeof(T), "the pointwise state is one word per cell, moved V at a time");
     using Vec = typename Model::template Run<V>;
+    constexpr int H = hoods<Model>();
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    T* const tiles_a = reinterpret_cast<T*>(smem_raw);
-    T* const tiles_b = tiles_a + CELLS;
+    T* const tiles_a = reinterpret_cast<T*>(smem_raw);  // H tiles each
+    T* const tiles_b = tiles_a + H * CELLS;
     const int mx = Tile::margin_x(depth);
     const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
 
@@ -175,7 +203,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     };
     // Tile t from its state in registers: `depth` steps, then the exact cells out. Its first and
     // last own rows must be in tiles_a, and a barrier passed since.
-    auto advance = [&](int t, Vec(&ev)[CY], Vec(&p)[CY]) {
+    auto advance = [&](int t, Vec(&ev)[H][CY], Vec(&p)[CY]) {
         int x0, y0;
         origin(t, x0, y0);
         const int x = x0 + sx, y = y0 + row0;  // the first own cell
@@ -190,25 +218,33 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
             const int sy = row0 + j;
             if (!cols || sy < depth || sy >= TH - depth || y + j >= g.ny || x >= g.nx) continue;
             const std::int64_t c = g.at(x, y + j);
-            if (x + V <= g.nx) {
+            if constexpr (H > 1) {  // several fields: Fields' out[h], and s for the pointwise state
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    if (x + V > g.nx && x + v >= g.nx) continue;
+#pragma unroll
+                    for (int h = 0; h < H; ++h) wr.out[h][c + v] = ev[h][j].v[v];
+                    if constexpr (kHasPoint<Model>) wr.s[c + v] = p[j].v[v];
+                }
+            } else if (x + V <= g.nx) {
                 if constexpr (kHasPoint<Model>)
-                    m.write_run(ev[j], p[j], wr, c);
+                    m.write_run(ev[0][j], p[j], wr, c);
                 else
-                    m.write_run(ev[j], wr, c);
+                    m.write_run(ev[0][j], wr, c);
             } else {
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
                     if (x + v >= g.nx) continue;
                     if constexpr (kHasPoint<Model>)
-                        m.write(ev[j].v[v], p[j].v[v], wr, c + v);
+                        m.write(ev[0][j].v[v], p[j].v[v], wr, c + v);
                     else
-                        m.write(ev[j].v[v], wr, c + v);
+                        m.write(ev[0][j].v[v], wr, c + v);
                 }
             }
         }
     };
 
-    Vec ev[CY], p[CY];
+    Vec ev[H][CY], p[CY];
     const int t = blockIdx.x;
 #pragma unroll
     for (int j = 0; j < CY; ++j) {
@@ -219,22 +255,27 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
             const int x = x0 + sx, y = wrap(y0 + row0 + j, g.ny);
             if (x >= 0 && x + V <= g.nx) {
                 const std::int64_t c = g.at(x, y);
-                ev[j] = *reinterpret_cast<const Vec*>(rd.in + c);
+#pragma unroll
+                for (int h = 0; h < H; ++h) ev[h][j] = *reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c);
                 if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
             } else {
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
                     const std::int64_t c = g.at(wrap(x + v, g.nx), y);
-                    ev[j].v[v] = rd.in[c];
+#pragma unroll
+                    for (int h = 0; h < H; ++h) ev[h][j].v[v] = hood_in<Model>(rd, h)[c];
                     if constexpr (kHasPoint<Model>) p[j].v[v] = m.points(rd)[c];
                 }
             }
         } else {
             const std::int64_t c = source(t, j);
-            ev[j] = *reinterpret_cast<const Vec*>(rd.in + c);
+#pragma unroll
+            for (int h = 0; h < H; ++h) ev[h][j] = *reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c);
             if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
         }
-        if (j == 0 || j == CY - 1) *reinterpret_cast<Vec*>(tiles_a + (row0 + j) * TW + sx) = ev[j];
+        if (j == 0 || j == CY - 1)
+#pragma unroll
+            for (int h = 0; h < H; ++h) *reinterpret_cast<Vec*>(tiles_a + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
     }
     __syncthreads();
     advance(t, ev, p);
@@ -243,7 +284,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 template <class Model, int BX, int BY, int CY>
 constexpr std::size_t temporal2d_smem_bytes() {
     using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
-    return 2 * std::size_t(Tile::CELLS) * sizeof(typename Model::value_type);
+    return 2 * std::size_t(hoods<Model>()) * Tile::CELLS * sizeof(typename Model::value_type);
 }
 
 }  // namespace strata::cuda

@@ -247,15 +247,23 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
             s += cat({indent, "const T ", u.local ? "l_" : "n_", u.field, " = ", kernel(*u.value), ";\n"});
         return s;
     };
-    if (H > 1) {  // the sweeps' interface only (no temporal kernel: ModelInfo::refused)
-        o << "    template <class Nb>\n"
-          << "    STRATA_HD void store(const Nb& nb, Point s, const Fields& f, std::int64_t i) const {\n"
+    if (H > 1) {  // every field's new value at once (the temporal kernel keeps them in registers)
+        o << "    template <class Nb, class S>\n"
+          << "    STRATA_HD void update(const Nb& nb, T (&u)[" << H << "], S& s) const {\n"
           << "        (void)nb, (void)s;\n";
         if (point) o << "        const T s_" << l.state->name << " = s;\n        (void)s_" << l.state->name << ";\n";
         o << updates("        ");
-        for (int h = 0; h < H; ++h) o << "        f.out[" << h << "][i] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
-        if (point) o << "        f.s[i] = n_" << l.state->name << ";\n";
-        o << "    }\n";
+        for (int h = 0; h < H; ++h) o << "        u[" << h << "] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
+        if (point) o << "        s = n_" << l.state->name << ";\n";
+        o << "    }\n"
+          << "    template <class Nb>\n"
+          << "    STRATA_HD void store(const Nb& nb, Point s, const Fields& f, std::int64_t i) const {\n"
+          << "        T u[" << H << "];\n        update(nb, u, s);\n";
+        for (int h = 0; h < H; ++h) o << "        f.out[" << h << "][i] = u[" << h << "];\n";
+        if (point) o << "        f.s[i] = s;\n";
+        o << "    }\n"
+          << "    template <int V>\n    struct alignas(sizeof(T) * V) Run {\n        T v[V];\n    };\n";
+        if (point) o << "    STRATA_HD const Point* points(const Fields& f) const { return f.s; }\n";
     } else if (point) {
         o << "    template <class Nb>\n    STRATA_HD void update(const Nb& nb, T& out, T& s) const {\n"
           << "        (void)nb;\n        const T s_" << l.state->name << " = s;\n        (void)s_" << l.state->name << ";\n"
