@@ -113,8 +113,7 @@ TEST(StencilRun, PointwiseFieldMirrorAndNewValueMatchTheFormula) {
 // heat-periodic.stencil on odd sizes: a neighbour beyond a face is the cell at the opposite face.
 TEST(StencilRun, PeriodicBoundaryWrapsOnOddSizes) {
     const ModelInfo& m = find_model(example("heat-periodic.stencil"));
-    ASSERT_EQ(m.refused.size(), 1u);
-    EXPECT_EQ(m.refused[0].first, "temporal");
+    EXPECT_TRUE(m.refused.empty());  // temporal too: its tiles load their cells beyond an edge from a period away
     const auto p = m.box(Params{}, 9, 7, 1);
     HostField<double> u(p->extent());
     test::fill_random(u, 4);
