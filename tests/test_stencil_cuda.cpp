@@ -1,7 +1,9 @@
 // Stencil files on the GPU: the generated model runs every 2D strategy (temporal included), each
 // bitwise equal to the built-in model it restates with the same strategy (both are compiled by
 // nvcc from the same expression order), and a model with a pointwise field and the mirror
-// boundary against the CPU within the precision's tolerance. They skip without a GPU.
+// boundary against the CPU within the precision's tolerance; the cells-only models (3D, wider
+// radii, coefficients) on naive and smem, heat7.stencil bitwise equal to heat3d. They skip without
+// a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include "strata/engine.hpp"
 #include "strata/models/aliev_panfilov.hpp"
 #include "strata/models/heat2d.hpp"
+#include "strata/models/heat3d.hpp"
 #include "test_util.hpp"
 
 namespace strata {
@@ -188,6 +191,74 @@ TEST(StencilCuda, TwoNeighbourhoodFieldsMatchCpuOnEveryStrategy) {
     gray_scott_matches_cpu<float>(301, 203);
     gray_scott_matches_cpu<double>(301, 203);
     gray_scott_matches_cpu<double>(9, 7);
+}
+
+// heat7.stencil, a cells-only 3D model, on the strategies that serve it (naive, smem) bitwise
+// equal to the built-in heat3d 7pt with the same strategy, on a box no tile divides.
+template <class T>
+void heat7_equals_builtin() {
+    const Heat3dProblem builtin(HeatParams::make_box(37, 19, 13, HeatStencil::p7));
+    const ModelInfo& m = find_model(example("heat7.stencil"));
+    const auto generated = m.box(Params{{"params", "c=" + test::exact(builtin.params.c)}}, 37, 19, 13);
+    HostField<T> u(builtin.extent());
+    test::fill_random(u, 5);
+    test::zero_ghosts(u);
+    const State<T> init = test::state_of("u", u);
+    EXPECT_EQ(kernel_names(Backend::cuda, m.name), (std::vector<std::string>{"naive", "smem"}));
+    for (const std::string& k : kernel_names(Backend::cuda, m.name)) {
+        auto a = make_engine<T>(builtin, Backend::cuda, EngineOptions{k, false}, &init);
+        auto b = engine<T>(m, *generated, Backend::cuda, EngineOptions{k, false}, &init);
+        a->advance(7);
+        b->advance(7);
+        EXPECT_TRUE(test::bitwise_equal(a->field("u"), b->field("u"))) << k;
+    }
+}
+TEST(StencilCuda, Heat7FileEqualsBuiltinBitwise) {
+    REQUIRE_GPU();
+    heat7_equals_builtin<float>();
+    heat7_equals_builtin<double>();
+}
+
+// Cells-only models on every strategy that serves them against the CPU: 3D with radius 2, a box
+// offset, two neighbourhood fields, pointwise fields, a coefficient and the periodic boundary
+// (tests/stencils/mixed3d.stencil); variable-wave.stencil (radius 2, a coefficient, zero ghosts);
+// 2D with radius 3 and box offsets (tests/stencils/wide2d.stencil). Odd sizes, smaller and larger
+// than a tile; every field compared.
+template <class T>
+void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps) {
+    const ModelInfo& m = find_model(file);
+    ASSERT_TRUE(m.cells_only);
+    const auto p = m.box(Params{}, nx, ny, nz);
+    State<T> init;
+    std::uint32_t seed = 20;
+    for (const FieldDecl& f : m.fields) {
+        if (f.role == FieldRole::coefficient) continue;
+        HostField<T> h(p->extent());
+        test::fill_random(h, seed++, 0.0, 0.5);
+        init.fields.emplace_back(f.name, h);
+    }
+    auto cpu = engine<T>(m, *p, Backend::omp, {}, &init);
+    cpu->advance(steps);
+    const double tol = sizeof(T) == 8 ? 1e-12 : 1e-5;
+    for (const std::string& k : kernel_names(Backend::cuda, m.name)) {
+        auto gpu = engine<T>(m, *p, Backend::cuda, EngineOptions{k, false}, &init);
+        gpu->advance(steps);
+        for (const auto& [name, values] : init.fields)
+            EXPECT_LE(max_relative_error(gpu->field(name), cpu->field(name)), tol)
+                << file << " " << k << " " << name << " " << nx << "x" << ny << "x" << nz;
+    }
+}
+TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
+    REQUIRE_GPU();
+    const std::string mixed = test::stencil_fixture("mixed3d.stencil"), wide = test::stencil_fixture("wide2d.stencil");
+    cells_match_cpu<double>(mixed, 7, 5, 6, 3);
+    cells_match_cpu<float>(mixed, 45, 21, 10, 5);
+    cells_match_cpu<double>(mixed, 45, 21, 10, 5);
+    cells_match_cpu<float>(example("variable-wave.stencil"), 41, 23, 17, 6);
+    cells_match_cpu<double>(example("variable-wave.stencil"), 41, 23, 17, 6);
+    cells_match_cpu<float>(wide, 77, 29, 1, 5);
+    cells_match_cpu<double>(wide, 77, 29, 1, 5);
+    cells_match_cpu<double>(wide, 5, 4, 1, 2);
 }
 
 }  // namespace

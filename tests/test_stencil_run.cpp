@@ -18,6 +18,7 @@
 #include "strata/engine.hpp"
 #include "strata/models/aliev_panfilov.hpp"
 #include "strata/models/heat2d.hpp"
+#include "strata/models/heat3d.hpp"
 #include "test_util.hpp"
 
 namespace strata {
@@ -201,17 +202,147 @@ std::string message(const std::function<void()>& f) {
 
 // What the engines cannot take yet is refused at the line and column that asks for it.
 TEST(StencilRun, WhatCannotRunYetIsRefusedWhereTheFileAsksForIt) {
-    const fs::path two = fs::temp_directory_path() / ("strata-two-points-" + std::to_string(getpid()) + ".stencil");
-    std::ofstream(two) << "dims 2\nfield u = 0\nfield a = 1\nfield b = 2\nu' = u + lap(u) + a * b\na' = a\nb' = b\n";
-    const std::string gs = message([&] { find_model(two.string()); });
-    fs::remove(two);
-    EXPECT_NE(gs.find(".stencil:4:"), std::string::npos) << gs;
-    EXPECT_NE(gs.find("a second field read and written at its cell only cannot run yet"), std::string::npos) << gs;
-    EXPECT_NE(gs.find("^"), std::string::npos) << gs;
-    const std::string wave = message([] { find_model(example("variable-wave.stencil")); });
-    EXPECT_NE(wave.find("variable-wave.stencil:3:1: 3D stencil files"), std::string::npos) << wave;
+    auto refusal = [](const std::string& name, const std::string& text) {
+        const fs::path f = fs::temp_directory_path() / (name + "-" + std::to_string(getpid()) + ".stencil");
+        std::ofstream(f) << text;
+        const std::string what = message([&] { find_model(f.string()); });
+        fs::remove(f);
+        EXPECT_NE(what.find("^"), std::string::npos) << what;
+        return what;
+    };
+    const std::string mirror = refusal("wide-mirror", "dims 2\nfield u = 0\nboundary mirror\nu' = u + u[2,0]\n");
+    EXPECT_NE(mirror.find(".stencil:3:1: the mirror boundary"), std::string::npos) << mirror;
+    EXPECT_NE(mirror.find("reads radius 2"), std::string::npos) << mirror;
+    const std::string coef =
+        refusal("coef-offset", "dims 2\ncoefficient k = 1\nfield u = 0\nu' = u + k[1,0] * lap(u)\n");
+    EXPECT_NE(coef.find(".stencil:4:10: a coefficient read at an offset cannot run yet"), std::string::npos) << coef;
+    const std::string fixed = refusal("fixed", "dims 2\nfield u = 0\nboundary fixed 1\nu' = u + lap(u)\n");
+    EXPECT_NE(fixed.find(".stencil:3:1: this boundary cannot run yet"), std::string::npos) << fixed;
+    const std::string file = refusal("field-file", "dims 2\nfield u = file(\"u.raw\")\nu' = u + lap(u)\n");
+    EXPECT_NE(file.find(".stencil:2:7: initial values from a file cannot run yet"), std::string::npos) << file;
+    EXPECT_NO_THROW(find_model(example("variable-wave.stencil")));  // 3D, radius 2, a coefficient
     const std::string none = message([] { find_model("/nonexistent/x.stencil"); });
     EXPECT_NE(none.find("cannot open the stencil file"), std::string::npos) << none;
+}
+
+// heat7.stencil writes the built-in heat3d's 7-point update in its order: with the built-in's c,
+// the same bits from the same random state on an odd box, both precisions, both CPU backends.
+template <class T>
+void heat7_equals_builtin(Backend backend) {
+    const Heat3dProblem builtin(HeatParams::make_box(19, 13, 11, HeatStencil::p7));
+    const ModelInfo& m = find_model(example("heat7.stencil"));
+    EXPECT_TRUE(m.cells_only);
+    const auto generated = m.box(Params{{"params", "c=" + exact(builtin.params.c)}}, 19, 13, 11);
+    HostField<T> u(builtin.extent());
+    test::fill_random(u, 6);
+    const State<T> init = test::state_of("u", u);
+    auto a = make_engine<T>(builtin, backend, {}, &init);
+    auto b = engine<T>(m, *generated, backend, &init);
+    a->advance(9);
+    b->advance(9);
+    EXPECT_TRUE(test::bitwise_equal(a->field("u"), b->field("u")));
+    EXPECT_EQ(b->kernel_info().flops_per_cell, 9);
+}
+TEST(StencilRun, Heat7FileEqualsBuiltinBitwiseCpuFp64) { heat7_equals_builtin<double>(Backend::cpu); }
+TEST(StencilRun, Heat7FileEqualsBuiltinBitwiseOmpFp32) { heat7_equals_builtin<float>(Backend::omp); }
+
+// tests/stencils/mixed3d.stencil, a cells-only 3D model of everything at once (two fields through
+// neighbourhoods of radius 2 with a box offset, two at their cell, a coefficient of the position,
+// the periodic boundary), on an odd box just wider than the radius: one step against the formula
+// written out here; cpu and omp bitwise equal.
+TEST(StencilRun, CellsOnlyModelMatchesTheFormula) {
+    const ModelInfo& m = find_model(test::stencil_fixture("mixed3d.stencil"));
+    EXPECT_TRUE(m.cells_only);
+    EXPECT_EQ(m.radius, 2);
+    ASSERT_EQ(m.fields.size(), 5u);  // u, v through neighbourhoods, w, s at the cell, k
+    EXPECT_EQ(m.fields[1].role, FieldRole::stencil);
+    EXPECT_EQ(m.fields[3].role, FieldRole::state);
+    EXPECT_EQ(m.fields[4].role, FieldRole::coefficient);
+    const int nx = 7, ny = 5, nz = 6;
+    const auto p = m.box(Params{}, nx, ny, nz);
+    const Extent e = p->extent();
+    std::vector<std::pair<std::string, HostField<double>>> fields;
+    for (const char* f : {"u", "v", "w", "s"}) {
+        HostField<double> h(e);
+        test::fill_random(h, std::uint32_t(f[0]));
+        fields.emplace_back(f, h);
+    }
+    const State<double> init = test::state<double>(fields);
+    const HostField<double>&u = fields[0].second, &v = fields[1].second, &w = fields[2].second, &s = fields[3].second;
+    auto at = [](const HostField<double>& f, int i, int j, int k) {
+        const Extent& x = f.extent;
+        return f.at((i + x.nx) % x.nx, (j + x.ny) % x.ny, (k + x.nz) % x.nz);
+    };
+    std::unique_ptr<TypedEngine<double>> first;
+    for (Backend b : {Backend::cpu, Backend::omp}) {
+        auto eng = engine<double>(m, *p, b, &init);
+        eng->advance(1);
+        for (int k = 0; k < nz; ++k)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const double x = (i + 0.5) / nx, y = (j + 0.5) / ny, z = (k + 0.5) / nz;
+                    const double kk = (0.5 + x * y) + z, c = u.at(i, j, k), a = 0.1;
+                    const double un =
+                        (c + (a * kk) * ((at(u, i + 2, j, k) + at(u, i, j - 2, k + 1)) - 2 * c)) + w.at(i, j, k);
+                    const double vn = (v.at(i, j, k) + a * (at(v, i - 1, j, k) - v.at(i, j, k))) + at(u, i, j, k - 2);
+                    const double wn = 0.5 * w.at(i, j, k) + at(u, i + 1, j + 1, k + 1);
+                    ASSERT_EQ(eng->field("u").at(i, j, k), un) << to_string(b) << " at " << i << "," << j << "," << k;
+                    ASSERT_EQ(eng->field("v").at(i, j, k), vn) << to_string(b) << " at " << i << "," << j << "," << k;
+                    ASSERT_EQ(eng->field("w").at(i, j, k), wn) << to_string(b) << " at " << i << "," << j << "," << k;
+                    ASSERT_EQ(eng->field("s").at(i, j, k), s.at(i, j, k) * 0.9 + wn) << to_string(b);
+                }
+        if (!first) {
+            first = std::move(eng);
+            first->advance(4);
+        } else {
+            eng->advance(4);
+            for (const char* f : {"u", "v", "w", "s"}) EXPECT_TRUE(test::bitwise_equal(first->field(f), eng->field(f))) << f;
+        }
+    }
+}
+
+// A coefficient from a raw file next to the stencil file: float32 or float64 by its size; a file
+// of another size, or none, is an error at the coefficient's line.
+TEST(StencilRun, CoefficientFromAFile) {
+    const fs::path dir = fs::temp_directory_path() / ("strata-coef-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "diffuse.stencil") << "dims 2\ncoefficient k = file(\"k.raw\")\nfield u = 0\nu' = u + k * lap(u)\n";
+    const ModelInfo& m = find_model((dir / "diffuse.stencil").string());
+    const int nx = 5, ny = 4;
+    const auto p = m.box(Params{}, nx, ny, 1);
+    HostField<double> u(p->extent());
+    test::fill_random(u, 3);
+    const State<double> init = test::state_of("u", u);
+    std::vector<double> k(nx * ny);
+    for (std::size_t n = 0; n < k.size(); ++n) k[n] = 0.01 * double(n + 1);
+    auto write = [&](auto type_tag, std::size_t count) {
+        using V = decltype(type_tag);
+        std::vector<V> raw(k.begin(), k.begin() + std::ptrdiff_t(std::min(count, k.size())));
+        raw.resize(count);
+        std::ofstream(dir / "k.raw", std::ios::binary)
+            .write(reinterpret_cast<const char*>(raw.data()), std::streamsize(raw.size() * sizeof(V)));
+    };
+    for (bool single : {true, false}) {
+        single ? write(float(0), k.size()) : write(double(0), k.size());
+        auto eng = engine<double>(m, *p, Backend::cpu, &init);
+        eng->advance(1);
+        auto at = [&](int i, int j) { return i < 0 || j < 0 || i >= nx || j >= ny ? 0.0 : u.at(i, j); };
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i) {
+                const double kk = single ? double(float(k[std::size_t(j * nx + i)])) : k[std::size_t(j * nx + i)];
+                const double c = u.at(i, j);
+                const double lap = ((at(i - 1, j) + at(i + 1, j)) + (at(i, j - 1) + at(i, j + 1))) - 4 * c;
+                ASSERT_EQ(eng->field("u").at(i, j), c + kk * lap) << (single ? "float32" : "float64") << " " << i << "," << j;
+            }
+    }
+    write(float(0), 3);
+    const std::string size = message([&] { engine<double>(m, *p, Backend::cpu, &init); });
+    EXPECT_NE(size.find("diffuse.stencil:2:13: "), std::string::npos) << size;
+    EXPECT_NE(size.find("holds 12 bytes; the 5 x 4 grid needs 80 (float32) or 160 (float64)"), std::string::npos) << size;
+    fs::remove(dir / "k.raw");
+    const std::string none = message([&] { engine<double>(m, *p, Backend::cpu, &init); });
+    EXPECT_NE(none.find("cannot read"), std::string::npos) << none;
+    fs::remove_all(dir);
 }
 
 // The CLI: a first run compiles, a second takes the cache, a corrupted entry is compiled again
@@ -259,10 +390,10 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     EXPECT_NE(show.out.find("struct Kernel"), std::string::npos);
     EXPECT_NE(show.out.find("nb(-1, 0)"), std::string::npos);
 
-    const Cli bad = cli(cache, "run '" + example("variable-wave.stencil") + "' -n 16");
+    const Cli bad = cli(cache, "run '" + example("heat2d.stencil") + "' -n 16 --params q=1");
     EXPECT_EQ(bad.rc, 2);
-    EXPECT_NE(bad.err.find("strata: error: "), std::string::npos) << bad.err;
-    EXPECT_NE(bad.err.find("3D stencil files parse and check, but cannot run yet"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("strata: error: --params: "), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("has no param 'q'"), std::string::npos) << bad.err;
     const Cli check = cli(cache, "check '" + example("heat2d.stencil") + "' --backend omp -n 31");
     EXPECT_EQ(check.rc, 0) << check.out << check.err;
     EXPECT_NE(check.out.find("omp           1 fp64     0.00e+00  u        ok"), std::string::npos) << check.out;

@@ -91,6 +91,10 @@ bool bitwise_equal(const HostField<T>& a, const HostField<T>& b) {
 inline std::string stencil_example(const std::string& name) {
     return std::string(STRATA_SOURCE_DIR) + "/examples/stencils/" + name;
 }
+// A stencil file the tests keep (tests/stencils/).
+inline std::string stencil_fixture(const std::string& name) {
+    return std::string(STRATA_SOURCE_DIR) + "/tests/stencils/" + name;
+}
 #endif
 
 // A double as text that reads back the same (a --params value equal to a built-in's).

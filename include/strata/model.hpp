@@ -43,9 +43,9 @@ constexpr bool periodic_boundary() {
 }
 
 // How many fields a model reads through the neighbourhood (`static constexpr int hoods`; one for
-// models that do not say). With several (2D only so far: Gray-Scott's u and v), the stencil
-// fields come first in the model's fields, its Fields hold `in[h]` and `out[h]`, and its update
-// reads nb(h, di, dj); with one, `in`, `out` and nb(di, dj).
+// models that do not say). With several (Gray-Scott's u and v), the stencil fields come first in
+// the model's fields, its Fields hold `in[h]` and `out[h]`, and its update reads nb(h, di, dj[, dk]);
+// with one, `in`, `out` and nb(di, dj[, dk]).
 template <class Model>
 constexpr int hoods() {
     if constexpr (requires { Model::hoods; })
@@ -65,21 +65,54 @@ STRATA_HD const typename Model::value_type* hood_in(const typename Model::Fields
     }
 }
 
-// What a strategy hands a model's update: `at(h, di, dj)` reads neighbourhood field h; a model of
-// one such field gets nb(di, dj).
+// What a strategy hands a model's update: `at(h, di, dj[, dk])` reads neighbourhood field h; a
+// model of one such field gets nb(di, dj[, dk]).
 template <class Model, class At>
 STRATA_HD auto neighbourhood(const At& at) {
-    if constexpr (hoods<Model>() == 1)
+    if constexpr (hoods<Model>() > 1)
+        return at;
+    else if constexpr (Model::dims == 2)
         return [&at](int di, int dj) { return at(0, di, dj); };
     else
-        return at;
+        return [&at](int di, int dj, int dk) { return at(0, di, dj, dk); };
+}
+
+// Whether a model's update only reads cells (`static constexpr bool cells_only`: a stencil file's
+// 3D model, or a 2D one wider than radius 1, with a box or coefficient fields). Such a model is
+// served by the strategies that hand the update its neighbourhood cell by cell (naive, smem);
+// the streaming ones take what only the built-in models give: heat3d's plane sums, wave3d's
+// Laplacian rings, the 2D ladder's radius-1 star of one row above and below.
+template <class Model>
+constexpr bool cells_only() {
+    if constexpr (requires { Model::cells_only; })
+        return Model::cells_only;
+    else
+        return false;
+}
+
+// The smem strategy's tile for a cells-only model: a brick of 32 x 8 (2D) or 32 x 4 x BZ (3D)
+// cells and its halo, per neighbourhood field, held in static shared memory (48 KB at most). Sized
+// for fp64, so that a model's strategies are the same in both precisions.
+template <class Model>
+constexpr int smem_brick_z() {
+    return Model::radius == 1 ? 4 : 2;
+}
+template <class Model>
+constexpr long smem_tile_bytes() {
+    constexpr long R = Model::radius, side = 2 * R;
+    constexpr long cells = Model::dims == 2 ? (32 + side) * (8 + side) : (32 + side) * (4 + side) * (smem_brick_z<Model>() + side);
+    return cells * hoods<Model>() * long(sizeof(double));
+}
+template <class Model>
+constexpr bool smem_fits() {
+    return smem_tile_bytes<Model>() <= 48 * 1024;
 }
 
 // Whether the temporal strategies fit the model: their tiles hold at most two neighbourhood fields
-// on chip (shared memory and registers).
+// on chip (shared memory and registers), and advance the radius-1 stencils of the built-in shape.
 template <class Model>
 constexpr bool temporal_fits() {
-    return hoods<Model>() <= 2;
+    return hoods<Model>() <= 2 && !cells_only<Model>();
 }
 
 // The engine's buffers for a model's N fields, as a kernel step sees them: `in[f]` is what field

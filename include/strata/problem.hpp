@@ -96,6 +96,7 @@ struct ModelInfo {
     std::string last_step = "--steps %lld";  // how an error names the run's last step
     Precision precision = Precision::fp64;   // the default
     int dims = 2, radius = 1;
+    bool cells_only = false;  // served by the cell-by-cell strategies only (model.hpp's cells_only)
     int n_offset = 0;      // `-n N` means N + n_offset points per side (apf: n intervals)
     std::string out_dir = "strata-out";
     std::string out_help = "Directory for snapshot frames and the .pvd (default strata-out)";

@@ -169,7 +169,16 @@ void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
                       kernel_description(backend, model, k).c_str());
         out << line;
     }
-    for (const auto& [k, why] : kernels_left_out(backend, model)) out << "  (not here: " << why << ")\n";
+    // Those left out, each reason once with the kernels it keeps out.
+    std::vector<std::pair<std::string, std::string>> reasons;  // kernels, why
+    for (const auto& [k, why] : kernels_left_out(backend, model)) {
+        auto same = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.second == why; });
+        if (same == reasons.end())
+            reasons.emplace_back(k, why);
+        else
+            same->first += ", " + k;
+    }
+    for (const auto& [kernels, why] : reasons) out << "  (not here: " << kernels << ": " << why << ")\n";
 }
 
 // The whole command line: CLI11's parser and, bound to it, every subcommand's options.

@@ -116,12 +116,18 @@ int cuda_device_count() {
 #endif
 }
 
+#ifdef STRATA_HAVE_CUDA
+namespace {
+cuda::Ladder ladder(const ModelInfo& m) { return {m.dims, m.radius, m.cells_only}; }
+}  // namespace
+#endif
+
 std::vector<std::string> kernel_names(Backend backend, std::string_view model, bool chunked_only) {
     const ModelInfo& m = find_model(model);
     if (backend != Backend::cuda)
         return chunked_only ? std::vector<std::string>{} : std::vector{std::string(to_string(backend))};
 #ifdef STRATA_HAVE_CUDA
-    std::vector<std::string> names = cuda::kernel_names(m.dims, m.radius, chunked_only);
+    std::vector<std::string> names = cuda::kernel_names(ladder(m), chunked_only);
     std::erase_if(names, [&](const std::string& k) {
         return std::any_of(m.refused.begin(), m.refused.end(), [&](const auto& r) { return r.first == k; });
     });
@@ -137,7 +143,7 @@ std::string kernel_description(Backend backend, std::string_view model, std::str
     if (backend == Backend::cpu) return "plain loops, the reference every other backend is checked against";
     if (backend == Backend::omp) return "the reference's arithmetic, OpenMP over rows/planes, vectorised inner loop";
 #ifdef STRATA_HAVE_CUDA
-    return cuda::kernel_description(m.dims, m.radius, kernel);
+    return cuda::kernel_description(ladder(m), kernel);
 #else
     (void)m, (void)kernel;
     return "";
@@ -149,8 +155,8 @@ std::vector<std::pair<std::string, std::string>> kernels_left_out(Backend backen
 #ifdef STRATA_HAVE_CUDA
     const ModelInfo& m = find_model(model);
     if (backend == Backend::cuda)
-        for (const std::string& k : cuda::kernels_left_out(m.dims, m.radius))
-            out.emplace_back(k, cuda::kernel_left_out(m.dims, m.radius, k));
+        for (const std::string& k : cuda::kernels_left_out(ladder(m)))
+            out.emplace_back(k, cuda::kernel_left_out(ladder(m), k));
     if (backend == Backend::cuda) out.insert(out.end(), m.refused.begin(), m.refused.end());
 #else
     (void)backend, (void)model;
@@ -162,7 +168,7 @@ bool kernel_takes_depth(Backend backend, std::string_view model, std::string_vie
     const ModelInfo& m = find_model(model);
     if (backend != Backend::cuda) return false;
 #ifdef STRATA_HAVE_CUDA
-    return cuda::kernel_takes_depth(m.dims, m.radius, kernel);
+    return cuda::kernel_takes_depth(ladder(m), kernel);
 #else
     (void)m, (void)kernel;
     return false;

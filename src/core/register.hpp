@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "../cpu/cpu_engine.hpp"
+#include "../cuda/strategy_names.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 
@@ -46,10 +47,36 @@ ModelInfo registered_model() {
     m.fields.assign(std::begin(P::fields), std::end(P::fields));
     m.mirror = Kernel::mirror;
     m.periodic = periodic_boundary<Kernel>();
-    if constexpr (!temporal_fits<Kernel>())  // strategies.cuh leaves it out
+    m.cells_only = cells_only<Kernel>();
+    if constexpr (cells_only<Kernel>()) {  // strategies.cuh's cell_strategies: naive, and smem where it fits
+        auto refuse = [&](std::string_view k, const std::string& why) {
+            for (const auto& r : m.refused)
+                if (r.first == k) return;
+            m.refused.emplace_back(std::string(k), why);
+        };
+        if constexpr (!smem_fits<Kernel>())
+            refuse("smem", "its tile of 32 x " + (Kernel::dims == 2 ? std::string("8") : "4 x " + std::to_string(smem_brick_z<Kernel>())) + " cells with a " +
+                               std::to_string(Kernel::radius) + "-cell halo takes " +
+                               std::to_string(smem_tile_bytes<Kernel>() / 1024) + " KB of shared memory in fp64 (" +
+                               std::to_string(hoods<Kernel>()) + " field(s)); 48 KB is the most");
+        const std::string why =
+            "the streaming strategies take what only the built-in models give (heat3d's plane sums, wave3d's "
+            "Laplacian rings, the 2D sliding rows' radius-1 star without coefficients); this model's update reads "
+            "its neighbourhood cell by cell, which naive and smem serve";
+        auto refuse_ladder = [&](const auto& docs) {
+            for (const auto& d : docs)
+                if (d.name != "naive" && d.name != "smem") refuse(d.name, why);
+        };
+        if constexpr (Kernel::dims == 2)
+            refuse_ladder(cuda::kStrategies2d);
+        else
+            refuse_ladder(Kernel::radius == 4 ? std::vector(cuda::kStrategiesWave.begin(), cuda::kStrategiesWave.end())
+                                              : std::vector(cuda::kStrategies3d.begin(), cuda::kStrategies3d.end()));
+    } else if constexpr (!temporal_fits<Kernel>()) {  // strategies.cuh leaves it out
         m.refused.emplace_back("temporal", "the temporal kernel's tiles hold at most two fields read through "
                                            "neighbourhoods: this model reads " +
                                                std::to_string(hoods<Kernel>()));
+    }
     m.problem = &P::from_params;
     m.box = &P::box;
     m.engine_f32 = &make_model_engine<P, float>;

@@ -18,7 +18,8 @@
 namespace strata::cpu {
 
 // Every interior cell, rows (2D) or planes (3D) split over threads when Parallel, the inner loop
-// vectorisable. The model's store reads the neighbourhood through nb(di, dj[, dk]).
+// vectorisable. The model's store reads the neighbourhood through nb(di, dj[, dk]), or nb(h, ...)
+// for a model of several neighbourhood fields.
 template <bool Parallel, class Model>
 void sweep(const Model& model, const typename Model::Fields& f, const Extent& ext) {
     using T = typename Model::value_type;
@@ -33,6 +34,11 @@ void sweep(const Model& model, const typename Model::Fields& f, const Extent& ex
                 model.store(nb, model.load_point(f, base + i), f, base + i);
             } else if constexpr (Model::dims == 2) {  // several neighbourhood fields: nb(h, di, dj)
                 auto nb = [&f, base, i, px](int h, int di, int dj) { return f.in[h][base + i + di + dj * px]; };
+                model.store(nb, model.load_point(f, base + i), f, base + i);
+            } else if constexpr (hoods<Model>() > 1) {
+                auto nb = [&f, base, i, px, pxy](int h, int di, int dj, int dk) {
+                    return f.in[h][base + i + di + dj * px + dk * pxy];
+                };
                 model.store(nb, model.load_point(f, base + i), f, base + i);
             } else {
                 const T* c = f.in + base + i;

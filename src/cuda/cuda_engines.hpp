@@ -8,20 +8,21 @@
 #include <vector>
 
 #include "strata/engine.hpp"
+#include "strategy_names.hpp"
 
 namespace strata::cuda {
 
-// The strategies of a model of this dimension and stencil radius (strategy_names.hpp).
-std::vector<std::string> kernel_names(int dims, int radius, bool chunked_only);
-std::string kernel_description(int dims, int radius, std::string_view name);
-bool kernel_takes_depth(int dims, int radius, std::string_view name);
+// The strategies of a model's ladder (strategy_names.hpp).
+std::vector<std::string> kernel_names(Ladder l, bool chunked_only);
+std::string kernel_description(Ladder l, std::string_view name);
+bool kernel_takes_depth(Ladder l, std::string_view name);
 // A strategy this build leaves out (the TMA ones where an architecture before sm_90 is built):
 // why, as an error's text; "" for any other name. And which they are.
-std::string kernel_left_out(int dims, int radius, std::string_view name);
-std::vector<std::string> kernels_left_out(int dims, int radius);
+std::string kernel_left_out(Ladder l, std::string_view name);
+std::vector<std::string> kernels_left_out(Ladder l);
 // The strategy a run gets without --kernel (until the autotuner's wisdom replaces it), from the
 // model's dimension, radius and stencil points, and the grid's cells.
-std::string default_kernel(int dims, int radius, int points, std::int64_t cells);
+std::string default_kernel(Ladder l, int points, std::int64_t cells);
 
 // Throws Error with a clear message when no usable device is present.
 void require_device();

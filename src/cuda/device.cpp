@@ -35,28 +35,29 @@ std::vector<std::string> names_of(const std::array<StrategyDoc, N>& docs, bool c
         if (built(d) && (d.chunked || !chunked_only)) out.emplace_back(d.name);
     return out;
 }
-// Calls f with the strategy docs of a model of this dimension and radius.
+// Calls f with the strategy docs of a model's ladder.
 template <class F>
-auto with_docs(int dims, int radius, F&& f) {
-    if (radius == 4) return f(kStrategiesWave);
-    return dims == 2 ? f(kStrategies2d) : f(kStrategies3d);
+auto with_docs(Ladder l, F&& f) {
+    if (l.cells_only) return f(kStrategiesCells);
+    if (l.radius == 4) return f(kStrategiesWave);
+    return l.dims == 2 ? f(kStrategies2d) : f(kStrategies3d);
 }
 }  // namespace
 
-std::vector<std::string> kernel_names(int dims, int radius, bool chunked_only) {
-    return with_docs(dims, radius, [&](const auto& docs) { return names_of(docs, chunked_only); });
+std::vector<std::string> kernel_names(Ladder l, bool chunked_only) {
+    return with_docs(l, [&](const auto& docs) { return names_of(docs, chunked_only); });
 }
 
-std::string kernel_description(int dims, int radius, std::string_view name) {
-    return with_docs(dims, radius, [&](const auto& docs) {
+std::string kernel_description(Ladder l, std::string_view name) {
+    return with_docs(l, [&](const auto& docs) {
         for (const auto& d : docs)
             if (d.name == name) return std::string(d.what);
         return std::string();
     });
 }
 
-std::string kernel_left_out(int dims, int radius, std::string_view name) {
-    return with_docs(dims, radius, [&](const auto& docs) {
+std::string kernel_left_out(Ladder l, std::string_view name) {
+    return with_docs(l, [&](const auto& docs) {
         for (const auto& d : docs)
             if (d.name == name && !built(d))
                 return "the " + std::string(name) + " kernel needs sm_90 (Hopper's Tensor Memory Accelerator), and this " +
@@ -64,8 +65,8 @@ std::string kernel_left_out(int dims, int radius, std::string_view name) {
         return std::string();
     });
 }
-std::vector<std::string> kernels_left_out(int dims, int radius) {
-    return with_docs(dims, radius, [&](const auto& docs) {
+std::vector<std::string> kernels_left_out(Ladder l) {
+    return with_docs(l, [&](const auto& docs) {
         std::vector<std::string> out;
         for (const auto& d : docs)
             if (!built(d)) out.emplace_back(d.name);
@@ -73,18 +74,23 @@ std::vector<std::string> kernels_left_out(int dims, int radius) {
     });
 }
 
-bool kernel_takes_depth(int dims, int radius, std::string_view name) {
-    return with_docs(dims, radius, [&](const auto& docs) {
+bool kernel_takes_depth(Ladder l, std::string_view name) {
+    return with_docs(l, [&](const auto& docs) {
         for (const auto& d : docs)
             if (d.name == name) return d.temporal;
         return false;
     });
 }
 
-std::string default_kernel(int dims, int radius, int points, std::int64_t cells) {
+std::string default_kernel(Ladder l, int points, std::int64_t cells) {
+    const int dims = l.dims, radius = l.radius;
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
+    // A cells-only model: naive, whose reuse the caches catch; smem holds a tile and its halo per
+    // field, which beyond radius 1 is mostly halo (unmeasured against each other: `strata tune`
+    // measures both).
+    if (l.cells_only) return "naive";
     // apf 8192^2: temporal depth 4 is 2.98x (fp32) and 2.42x (fp64) the best single sweep.
     if (dims == 2) return "temporal";
     if (radius == 4) return "async";  // wave3d: 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%

@@ -27,13 +27,21 @@
 
 namespace strata::cuda {
 
-// The strategies that fit a model: the radius-1 ladder (2D or 3D), or the radius-4 one.
+// The strategies that fit a model: those of a cells-only model, the radius-1 ladder (2D or 3D),
+// or the radius-4 one.
 template <class Model>
 std::vector<Strategy<Model>> strategies() {
-    if constexpr (Model::radius == 4)
+    if constexpr (cells_only<Model>())
+        return cell_strategies<Model>();
+    else if constexpr (Model::radius == 4)
         return wave_strategy_table<Model>();
     else
         return radius1_strategies<Model>();
+}
+
+template <class Model>
+constexpr Ladder ladder() {
+    return {Model::dims, Model::radius, cells_only<Model>()};
 }
 
 template <class T>
@@ -138,23 +146,28 @@ private:
     DeviceBuffer<T> buf_;
 };
 
-// The strategy asked for, or the built-in default for a grid of `cells` (device.cpp). A model of
-// more than two neighbourhood fields has no temporal kernel: its default is the best 2D single
-// sweep instead (multi4, docs/performance.md).
+// The strategy asked for, or the built-in default for a grid of `cells` (device.cpp). A strategy
+// of the model's ladder that does not fit it is refused with the registry's reason (`refused`:
+// temporal for more than two neighbourhood fields, whose default is then the best 2D single
+// sweep, multi4).
 template <class Model>
-Strategy<Model> find_strategy(const std::string& name, std::int64_t cells) {
-    std::string fallback = default_kernel(Model::dims, Model::radius, Model::stencil_points, cells);
-    if (fallback == "temporal" && !temporal_fits<Model>()) fallback = "multi4";
+Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, std::int64_t cells) {
+    auto refusal = [&](const std::string& k) {
+        for (const auto& [kernel, why] : info.refused)
+            if (kernel == k) return why;
+        return std::string();
+    };
+    std::string fallback = default_kernel(ladder<Model>(), Model::stencil_points, cells);
+    if (!refusal(fallback).empty()) fallback = "multi4";
     const std::string want = name.empty() ? fallback : name;
     std::string known;
     for (const auto& s : strategies<Model>()) {
         if (s.name == want) return s;
         known += (known.empty() ? "" : ", ") + s.name;
     }
-    if (const std::string why = kernel_left_out(Model::dims, Model::radius, want); !why.empty()) throw UsageError(why);
-    if (want == "temporal" && !temporal_fits<Model>())
-        throw UsageError("--kernel temporal does not fit this model: its tiles hold at most two fields read through "
-                         "neighbourhoods (this model has: " + known + ")");
+    if (const std::string why = kernel_left_out(ladder<Model>(), want); !why.empty()) throw UsageError(why);
+    if (const std::string why = refusal(want); !why.empty())
+        throw UsageError("--kernel " + want + " does not fit this model: " + why + " (this model has: " + known + ")");
     throw UsageError("unknown kernel '" + want + "' (this model has: " + known + ")");
 }
 
@@ -169,7 +182,7 @@ public:
         : info_(&problem.model()),
           model_(placed(m, o.subdomain.get())),
           sub_(o.subdomain),
-          strategy_(find_strategy<Model>(o.kernel, sub_ ? sub_->window.local.cells() : problem.extent().cells())),
+          strategy_(find_strategy<Model>(problem.model(), o.kernel, sub_ ? sub_->window.local.cells() : problem.extent().cells())),
           knobs_{o.chunk},
           depth_(pick_depth(strategy_, o.depth)),
           use_graphs_(o.graphs),
@@ -243,7 +256,7 @@ public:
     // those cost more than a quick measurement), the strategy and its knobs change between steps.
     // A refused launch leaves the engine as it was.
     void relaunch(const EngineOptions& o) override {
-        const Strategy<Model> s = find_strategy<Model>(o.kernel, extent_.cells());
+        const Strategy<Model> s = find_strategy<Model>(*info_, o.kernel, extent_.cells());
         const int depth = pick_depth(s, o.depth);
         check_launch(s, depth, o);
         if (s.fused && !temporal()) {  // the state fields' second buffers, unless there already

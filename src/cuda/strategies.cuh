@@ -398,4 +398,20 @@ std::vector<Strategy<Model>> radius1_strategies() {
     return out;
 }
 
+// The strategies of a cells-only model (model.hpp): naive, and smem where its tiles fit the
+// static shared memory (smem_fits; ModelInfo::refused says why otherwise).
+template <class Model>
+std::vector<Strategy<Model>> cell_strategies() {
+    std::vector<Strategy<Model>> out;
+    const std::string naive(kStrategiesCells[0].name), smem(kStrategiesCells[1].name);
+    if constexpr (Model::dims == 2) {
+        out.push_back({naive, launch_naive2d<Model, 32, 8>, false});
+        if constexpr (smem_fits<Model>()) out.push_back({smem, launch_smem2d<Model, 32, 8>, false});
+    } else {
+        out.push_back({naive, launch_naive3d<Model, 32, 4, 2>, false});
+        if constexpr (smem_fits<Model>()) out.push_back({smem, launch_smem3d<Model, 32, 4, smem_brick_z<Model>()>, false});
+    }
+    return out;
+}
+
 }  // namespace strata::cuda

@@ -20,17 +20,17 @@ __global__ void __launch_bounds__(BX* BY) naive2d(const Model m, const typename 
     m.store(neighbourhood<Model>(at), m.load_point(f, c), f, c);
 }
 
-// smem: the block's BX x BY tile and its one-cell halo are loaded once, coalesced, into shared
-// memory; every neighbour then comes from there. A warp reads one tile row of consecutive
-// words, so rows need no padding against bank conflicts. One barrier: tile loaded -> compute.
-// (A tile per neighbourhood field, for models of several.)
+// smem: the block's BX x BY tile and its halo (the model's radius R deep) are loaded once,
+// coalesced, into shared memory; every neighbour then comes from there. A warp reads one tile row
+// of consecutive words, so rows need no padding against bank conflicts. One barrier: tile loaded
+// -> compute. (A tile per neighbourhood field, for models of several.)
 template <class Model, int BX, int BY>
 __global__ void __launch_bounds__(BX* BY) smem2d(const Model m, const typename Model::Fields f, const DevGrid g) {
     using T = typename Model::value_type;
-    constexpr int TX = BX + 2, TY = BY + 2, H = hoods<Model>();
+    constexpr int R = Model::radius, TX = BX + 2 * R, TY = BY + 2 * R, H = hoods<Model>();
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     __shared__ T tile[H][TY][TX];
-    const int x0 = blockIdx.x * BX - 1, y0 = blockIdx.y * BY - 1;
+    const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R;
     for (int t = threadIdx.y * BX + threadIdx.x; t < TX * TY; t += BX * BY) {
         const int ty = t / TX, tx = t - ty * TX;
         const std::int64_t from =
@@ -38,14 +38,14 @@ __global__ void __launch_bounds__(BX* BY) smem2d(const Model m, const typename M
 #pragma unroll
         for (int h = 0; h < H; ++h) tile[h][ty][tx] = hood_in<Model>(f, h)[from];
     }
-    const int i = x0 + 1 + threadIdx.x, j = y0 + 1 + threadIdx.y;
+    const int i = x0 + R + threadIdx.x, j = y0 + R + threadIdx.y;
     const bool active = i < g.nx && j < g.ny;
     const std::int64_t c = g.at(i, j);
     typename Model::Point p{};
     if (active) p = m.load_point(f, c);
     __syncthreads();
     if (!active) return;
-    auto at = [&](int h, int di, int dj) { return tile[h][threadIdx.y + 1 + dj][threadIdx.x + 1 + di]; };
+    auto at = [&](int h, int di, int dj) { return tile[h][threadIdx.y + R + dj][threadIdx.x + R + di]; };
     m.store(neighbourhood<Model>(at), p, f, c);
 }
 

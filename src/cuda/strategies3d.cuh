@@ -12,42 +12,47 @@ template <class Model, int BX, int BY, int BZ>
 __global__ void __launch_bounds__(BX* BY* BZ) naive3d(const Model m, const typename Model::Fields f, const DevGrid g) {
     const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y, k = blockIdx.z * BZ + threadIdx.z;
     if (i >= g.nx || j >= g.ny || k >= g.nz) return;
-    constexpr bool mirror = Model::mirror;
-    auto nb = [&](int di, int dj, int dk) {
-        return f.in[g.at(load_index<mirror>(i + di, g.nx), load_index<mirror>(j + dj, g.ny),
-                         load_index<mirror>(k + dk, g.nz))];
+    constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
+    auto at = [&](int h, int di, int dj, int dk) {
+        return hood_in<Model>(f, h)[g.at(load_index<mirror, periodic>(i + di, g.nx),
+                                         load_index<mirror, periodic>(j + dj, g.ny),
+                                         load_index<mirror, periodic>(k + dk, g.nz))];
     };
     const std::int64_t c = g.at(i, j, k);
-    m.store(nb, m.load_point(f, c), f, c);
+    m.store(neighbourhood<Model>(at), m.load_point(f, c), f, c);
 }
 
-// smem: the block's BX x BY x BZ brick and its halo in shared memory, loaded coalesced (a warp
-// reads consecutive words of one row), one barrier, then every neighbour from there. The halo
-// costs (BX+2)(BY+2)(BZ+2)/(BX BY BZ) loads per cell: the price the 2.5D strategies avoid.
+// smem: the block's BX x BY x BZ brick and its halo (the model's radius R deep) in shared memory,
+// loaded coalesced (a warp reads consecutive words of one row), one barrier, then every neighbour
+// from there. The halo costs (BX+2R)(BY+2R)(BZ+2R)/(BX BY BZ) loads per cell: the price the 2.5D
+// strategies avoid. (A brick per neighbourhood field, for models of several.)
 template <class Model, int BX, int BY, int BZ>
 __global__ void __launch_bounds__(BX* BY* BZ) smem3d(const Model m, const typename Model::Fields f, const DevGrid g) {
     using T = typename Model::value_type;
-    constexpr int TX = BX + 2, TY = BY + 2, TZ = BZ + 2;
-    constexpr bool mirror = Model::mirror;
-    __shared__ T tile[TZ][TY][TX];
-    const int x0 = blockIdx.x * BX - 1, y0 = blockIdx.y * BY - 1, z0 = blockIdx.z * BZ - 1;
+    constexpr int R = Model::radius, TX = BX + 2 * R, TY = BY + 2 * R, TZ = BZ + 2 * R, H = hoods<Model>();
+    constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
+    __shared__ T tile[H][TZ][TY][TX];
+    const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R, z0 = blockIdx.z * BZ - R;
     const int tid = (threadIdx.z * BY + threadIdx.y) * BX + threadIdx.x;
     for (int t = tid; t < TX * TY * TZ; t += BX * BY * BZ) {
         const int tz = t / (TX * TY), rest = t - tz * TX * TY, ty = rest / TX, tx = rest - ty * TX;
-        tile[tz][ty][tx] = f.in[g.at(load_index<mirror>(x0 + tx, g.nx), load_index<mirror>(y0 + ty, g.ny),
-                                     load_index<mirror>(z0 + tz, g.nz))];
+        const std::int64_t from = g.at(load_index<mirror, periodic>(x0 + tx, g.nx),
+                                       load_index<mirror, periodic>(y0 + ty, g.ny),
+                                       load_index<mirror, periodic>(z0 + tz, g.nz));
+#pragma unroll
+        for (int h = 0; h < H; ++h) tile[h][tz][ty][tx] = hood_in<Model>(f, h)[from];
     }
-    const int i = x0 + 1 + threadIdx.x, j = y0 + 1 + threadIdx.y, k = z0 + 1 + threadIdx.z;
+    const int i = x0 + R + threadIdx.x, j = y0 + R + threadIdx.y, k = z0 + R + threadIdx.z;
     const bool active = i < g.nx && j < g.ny && k < g.nz;
     const std::int64_t c = g.at(i, j, k);
     typename Model::Point p{};
     if (active) p = m.load_point(f, c);
     __syncthreads();
     if (!active) return;
-    auto nb = [&](int di, int dj, int dk) {
-        return tile[threadIdx.z + 1 + dk][threadIdx.y + 1 + dj][threadIdx.x + 1 + di];
+    auto at = [&](int h, int di, int dj, int dk) {
+        return tile[h][threadIdx.z + R + dk][threadIdx.y + R + dj][threadIdx.x + R + di];
     };
-    m.store(nb, p, f, c);
+    m.store(neighbourhood<Model>(at), p, f, c);
 }
 
 // V consecutive values moved as one access (8 or 16 bytes), V = 1 being a plain scalar.

@@ -6,6 +6,13 @@
 
 namespace strata::cuda {
 
+// Which ladder of strategies serves a model (strategies.cuh): the 2D one, the 3D one of plane
+// sums, the wave's of Laplacian rings, or that of a cells-only model (model.hpp).
+struct Ladder {
+    int dims = 2, radius = 1;
+    bool cells_only = false;
+};
+
 struct StrategyDoc {
     std::string_view name, what;
     bool chunked = false;   // takes --chunk (rows or planes per block)
@@ -38,6 +45,12 @@ inline constexpr std::array<StrategyDoc, 11> kStrategies3d{{
      true},
     {"tmasync", "tma without warp specialization: a compute thread refills each stage once all warps are done (sm_90)",
      true, false, true},
+}};
+
+// A cells-only model's (model.hpp: a stencil file's in 3D, or wider than the 2D ladder takes).
+inline constexpr std::array<StrategyDoc, 2> kStrategiesCells{{
+    {"naive", "one thread per cell, every neighbour from global memory through the caches"},
+    {"smem", "a 32x8 (2D) or 32x4x4 (3D; 32x4x2 beyond radius 1) tile and its halo in shared memory"},
 }};
 
 // The radius-4 wave model (wave_strategies.cuh).

@@ -10,9 +10,11 @@
 // coefficient fields, a fixed boundary) is refused where the file asks for it.
 #include "stencil/codegen.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <initializer_list>
+#include <set>
 #include <sstream>
 
 namespace strata::stencil {
@@ -48,26 +50,41 @@ bool at_offset(const Expr& e) {
 const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::call ? e.args[0]->name : e.name; }
 
 // The generated model's fields: those read through neighbourhoods first, in the file's order (the
-// strategies' `in`/`out`, or `in[h]`/`out[h]` for several), then the pointwise one.
+// strategies' `in`/`out`, or `in[h]`/`out[h]` for several), then those read and written at their
+// cell only (`states`), then the coefficients.
+//
+// Two kinds of model come out. One has the interface of the built-in 2D models, which every 2D
+// strategy takes (the sliding rows and temporal ones included): 2D, radius-1 star neighbourhoods,
+// at most one pointwise field, no coefficients. Any other (3D, wider or box neighbourhoods,
+// coefficients, several pointwise fields) is `cells_only` (model.hpp): its update reads the
+// neighbourhood cell by cell, which naive and smem serve on the GPU, and the CPU backends.
 struct Layout {
-    std::vector<const FieldDef*> hoods;
-    const FieldDef* state = nullptr;
+    std::vector<const FieldDef*> hoods, states, coefs;
+    bool cells = false;
+    int radius = 1;
+    bool star = true;
     static constexpr int kMaxHoods = 4;
-    int index(const std::string& name) const {
-        for (std::size_t h = 0; h < hoods.size(); ++h)
-            if (hoods[h]->name == name) return int(h);
-        return int(hoods.size());
+    static int find(const std::vector<const FieldDef*>& v, const std::string& name) {
+        for (std::size_t h = 0; h < v.size(); ++h)
+            if (v[h]->name == name) return int(h);
+        return -1;
     }
-    bool hood(const std::string& name) const { return index(name) < int(hoods.size()); }
-    int fields() const { return int(hoods.size()) + (state ? 1 : 0); }
+    bool hood(const std::string& name) const { return find(hoods, name) >= 0; }
+    bool coef(const std::string& name) const { return find(coefs, name) >= 0; }
+    // A field's index among the model's fields: hoods, states, coefficients.
+    int index(const std::string& name) const {
+        if (int h = find(hoods, name); h >= 0) return h;
+        if (int s = find(states, name); s >= 0) return int(hoods.size()) + s;
+        return int(hoods.size() + states.size()) + find(coefs, name);
+    }
+    int fields() const { return int(hoods.size() + states.size() + coefs.size()); }
 };
 
 Layout plan(const Spec& spec) {
     const std::string supported =
-        " (generated models take, so far: 2D, up to 4 fields read through radius-1 star neighbourhoods, at most "
-        "one more read and written at its cell only, and the zero, mirror or periodic boundary)";
-    if (spec.dims != 2)
-        throw error_at(spec, statement_at(spec, "dims"), "3D stencil files parse and check, but cannot run yet" + supported);
+        " (generated models take, so far: up to 4 fields read through neighbourhoods of radius up to 4, fields "
+        "and coefficients read at their cell, the zero, mirror (radius 1, star) or periodic boundary, initial "
+        "values from files for coefficients)";
     Layout l;
     for (const Update& u : spec.updates)
         walk(*u.value, [&](const Expr& e) {
@@ -75,45 +92,61 @@ Layout plan(const Spec& spec) {
                 throw error_at(spec, e.at, "an update that depends on the position cannot run yet" + supported);
             if (!at_offset(e)) return;
             const FieldDef* f = spec.field(offset_field(e));
+            if (f->coefficient)
+                throw error_at(spec, e.at,
+                               "a coefficient read at an offset cannot run yet: read it at its cell (" + f->name +
+                                   ")" + supported);
             if (!l.hood(f->name)) {
                 if (int(l.hoods.size()) == Layout::kMaxHoods)
                     throw error_at(spec, e.at,
                                    "a fifth field read through a neighbourhood cannot run yet" + supported);
                 l.hoods.push_back(f);
             }
-            const bool star = e.kind == Expr::Kind::call || [&] {
-                int axes = 0;
-                for (int d : e.offset) axes += d != 0;
-                return axes <= 1;
-            }();
-            bool wide = false;
-            for (int d : e.offset) wide = wide || d > 1 || d < -1;
-            if (wide || !star)
-                throw error_at(spec, e.at,
-                               std::string(wide ? "an offset beyond radius 1" : "a diagonal offset (a box stencil)") +
-                                   " cannot run yet" + supported);
         });
     if (spec.boundary == Boundary::fixed)
         throw error_at(spec, statement_at(spec, "boundary"), "this boundary cannot run yet" + supported);
-    for (const FieldDef& f : spec.fields) {
-        if (f.coefficient) throw error_at(spec, f.at, "coefficient fields cannot run yet" + supported);
-        if (!f.file.empty()) throw error_at(spec, f.at, "initial values from a file cannot run yet" + supported);
-    }
+    for (const FieldDef& f : spec.fields)
+        if (!f.coefficient && !f.file.empty())
+            throw error_at(spec, f.at, "initial values from a file cannot run yet (coefficients can)" + supported);
     std::vector<const FieldDef*> hoods;  // in the file's order
     for (const FieldDef& f : spec.fields)
         if (l.hood(f.name)) hoods.push_back(&f);
     l.hoods = hoods;
     for (const FieldDef& f : spec.fields) {
         if (l.hood(f.name)) continue;
-        if (l.hoods.empty()) {  // no neighbourhood at all: the first field takes the strategies' stencil role
+        if (f.coefficient)
+            l.coefs.push_back(&f);
+        else if (l.hoods.empty())  // no neighbourhood at all: the first field takes the strategies' stencil role
             l.hoods.push_back(&f);
-            continue;
-        }
-        if (l.state)
-            throw error_at(spec, f.at, "a second field read and written at its cell only cannot run yet" + supported);
-        l.state = &f;
+        else
+            l.states.push_back(&f);
     }
+    const auto reach = spec.reach();
+    l.radius = 1;
+    for (const auto& [name, r] : reach) {
+        l.radius = std::max(l.radius, r.radius);
+        l.star = l.star && r.star;
+    }
+    l.cells = spec.dims == 3 || l.radius > 1 || !l.star || !l.coefs.empty() || l.states.size() > 1;
+    if (spec.boundary == Boundary::mirror && (l.radius > 1 || !l.star))
+        throw error_at(spec, statement_at(spec, "boundary"),
+                       std::string("the mirror boundary (a ghost cell takes the value two cells inward, corners "
+                                   "unset) serves radius-1 star stencils, and this one reads ") +
+                           (l.radius > 1 ? "radius " + std::to_string(l.radius) : std::string("a box")) + supported);
     return l;
+}
+
+// The distinct offsets the neighbourhood reads reach (lap's spelled out), the centre included:
+// the model's stencil points.
+int stencil_points(const Spec& spec) {
+    std::set<std::vector<int>> points{std::vector<int>(std::size_t(spec.dims), 0)};
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+        if (e.kind == Expr::Kind::call && e.name == "lap") return visit(*expand_lap(e.args[0]->name, spec.dims, e.at));
+        if (e.kind == Expr::Kind::field && !e.updated) points.insert(e.offset);
+        for (const ExprPtr& a : e.args) visit(*a);
+    };
+    for (const Update& u : spec.updates) visit(*u.value);
+    return int(points.size());
 }
 
 // Concatenation in one buffer (and clear of g++ 12's false -Wrestrict on chains of operator+).
@@ -145,9 +178,11 @@ public:
             case Expr::Kind::local: return cat({"l_", e.name});
             case Expr::Kind::field: {
                 if (e.updated) return cat({"n_", e.name});
+                if (layout_->coef(e.name)) return cat({"k_", e.name});
                 if (!layout_->hood(e.name)) return cat({"s_", e.name});
-                const std::string h = layout_->hoods.size() > 1 ? std::to_string(layout_->index(e.name)) + ", " : "";
-                return cat({"nb(", h, std::to_string(e.offset[0]), ", ", std::to_string(e.offset[1]), ")"});
+                std::string at = layout_->hoods.size() > 1 ? std::to_string(layout_->index(e.name)) : "";
+                for (int d : e.offset) at += cat({at.empty() ? "" : ", ", std::to_string(d)});
+                return cat({"nb(", at, ")"});
             }
             case Expr::Kind::unary:
                 return e.op == "-" ? cat({"(-", arg(0), ")"}) : cat({t, "(", arg(0), " == ", t, "(0))"});
@@ -176,20 +211,95 @@ private:
     const Layout* layout_;  // null: initial values (params from an array, no fields)
 };
 
+// The params as the functor's members in the precision, set from the run's values.
+void params_and_constructor(std::ostream& o, const Spec& spec) {
+    for (const auto& [name, value] : spec.params) o << "    T p_" << name << ";\n";
+    o << "\n    explicit Kernel(const double* p)";
+    for (std::size_t i = 0; i < spec.params.size(); ++i)
+        o << (i ? ", " : " : ") << "p_" << spec.params[i].first << "(T(p[" << i << "]))";
+    o << " { (void)p; }\n\n";
+}
+
+// The rest of a cells-only model's functor (model.hpp): its Fields, the Point of the values read
+// and written at the cell (pointwise fields and coefficients), and one store that computes the
+// updates and lets in the file's order and writes every field.
+void cells_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emitter& kernel) {
+    const int H = int(l.hoods.size()), S = int(l.states.size()), C = int(l.coefs.size()), N = l.fields();
+    auto names = [](const std::vector<const FieldDef*>& v) {
+        std::string s;
+        for (const FieldDef* f : v) s += cat({s.empty() ? "" : ", ", f->name});
+        return s;
+    };
+    o << "    struct Fields {\n";
+    if (H > 1)
+        o << "        const T* in[" << H << "];  // " << names(l.hoods) << " now\n        T* out[" << H
+          << "];       // and next\n";
+    else
+        o << "        const T* in;  // " << names(l.hoods) << " now\n        T* out;       // and next\n";
+    if (S) o << "        T* s[" << S << "];  // " << names(l.states) << ", in place\n";
+    if (C) o << "        const T* c[" << C << "];  // " << names(l.coefs) << ", constant\n";
+    o << "    };\n";
+    if (S || C) {
+        o << "    struct Point {  // the values at the cell\n";
+        if (S) o << "        T s[" << S << "];\n";
+        if (C) o << "        T c[" << C << "];\n";
+        o << "    };\n\n";
+    } else {
+        o << "    struct Point {};\n\n";
+    }
+    params_and_constructor(o, spec);
+    o << "    STRATA_HD static Fields bind(const FieldPtrs<T, " << N << ">& b) {\n        Fields f{};\n";
+    if (H > 1)
+        o << "        for (int h = 0; h < " << H << "; ++h) f.in[h] = b.in[h], f.out[h] = b.out[h];\n";
+    else
+        o << "        f.in = b.in[0];\n        f.out = b.out[0];\n";
+    if (S) o << "        for (int n = 0; n < " << S << "; ++n) f.s[n] = b.out[" << H << " + n];\n";
+    if (C) o << "        for (int n = 0; n < " << C << "; ++n) f.c[n] = b.in[" << H + S << " + n];\n";
+    o << "        return f;\n    }\n"
+      << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const {\n"
+      << "        Point p{};\n        (void)f, (void)i;\n";
+    if (S) o << "        for (int n = 0; n < " << S << "; ++n) p.s[n] = f.s[n][i];\n";
+    if (C) o << "        for (int n = 0; n < " << C << "; ++n) p.c[n] = f.c[n][i];\n";
+    o << "        return p;\n    }\n\n"
+      << "    template <class Nb>\n"
+      << "    STRATA_HD void store(const Nb& nb, const Point& p, const Fields& f, std::int64_t i) const {\n"
+      << "        (void)nb, (void)p;\n";
+    for (int n = 0; n < S; ++n) {
+        const std::string& name = l.states[std::size_t(n)]->name;
+        o << "        const T s_" << name << " = p.s[" << n << "];\n        (void)s_" << name << ";\n";
+    }
+    for (int n = 0; n < C; ++n) {
+        const std::string& name = l.coefs[std::size_t(n)]->name;
+        o << "        const T k_" << name << " = p.c[" << n << "];\n        (void)k_" << name << ";\n";
+    }
+    for (const Update& u : spec.updates)
+        o << "        const T " << (u.local ? "l_" : "n_") << u.field << " = " << kernel(*u.value) << ";\n";
+    for (int h = 0; h < H; ++h) {
+        o << "        f.out";
+        if (H > 1) o << "[" << h << "]";
+        o << "[i] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
+    }
+    for (int n = 0; n < S; ++n) o << "        f.s[" << n << "][i] = n_" << l.states[std::size_t(n)]->name << ";\n";
+    o << "    }\n";
+}
+
 }  // namespace
 
 std::string generate_model(const Spec& spec, const std::string& symbol) {
     const Layout l = plan(spec);
     const Emitter kernel(spec, &l), initial(spec, nullptr);
     const std::string S = l.hoods[0]->name;
-    const bool point = l.state != nullptr;
-    const int nf = l.fields(), H = int(l.hoods.size());
+    const bool point = !l.states.empty();  // the 2D ladder's models: at most one
+    const FieldDef* state = point ? l.states[0] : nullptr;
+    const int nf = l.fields(), H = int(l.hoods.size()), D = spec.dims;
     std::ostringstream o;
 
     // (No path in it: the same file elsewhere is the same source, and the cache's same object.)
     o << "// Generated by strata from a stencil file: `strata show FILE` prints it.\n"
-      << "// The model's kernel functor has the interface of the built-in 2D models (models/heat2d.hpp,\n"
-      << "// models/aliev_panfilov.hpp), so every 2D strategy takes it. The stencil file:\n//\n";
+      << (l.cells ? "// The model's kernel functor reads its neighbourhood cell by cell (cells_only, strata/model.hpp):\n"
+                    "// the CPU backends and the CUDA strategies naive and smem take it. The stencil file:\n//\n"
+                  : "// The model's kernel functor has the interface of the built-in 2D models (models/heat2d.hpp,\n"
+                    "// models/aliev_panfilov.hpp), so every 2D strategy takes it. The stencil file:\n//\n");
     std::istringstream text(spec.text);
     for (std::string line; std::getline(text, line);) o << "//   " << line << "\n";
     // Compiled in parts side by side (build.cpp): the registration and the CPU engines
@@ -201,94 +311,97 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     // The kernel functor.
     o << "template <class T>\nstruct Kernel {\n"
       << "    using value_type = T;\n"
-      << "    static constexpr int dims = 2;\n"
-      << "    static constexpr int radius = 1;\n"
-      << "    static constexpr int stencil_points = 5;\n"
+      << "    static constexpr int dims = " << D << ";\n"
+      << "    static constexpr int radius = " << l.radius << ";\n"
+      << "    static constexpr int stencil_points = " << stencil_points(spec) << ";\n"
       << "    static constexpr bool mirror = " << (spec.boundary == Boundary::mirror ? "true" : "false") << ";\n"
       << "    static constexpr bool periodic = " << (spec.boundary == Boundary::periodic ? "true" : "false") << ";\n"
-      << "    static constexpr bool star = true;\n"
+      << "    static constexpr bool star = " << (l.star ? "true" : "false") << ";\n"
       << "    static constexpr bool zero_ghosts = " << (spec.boundary == Boundary::zero ? "true" : "false") << ";\n"
       << "    static constexpr int flops_per_cell = " << spec.flops_per_cell() << ";\n"
       << "    static constexpr int min_bytes_per_cell = " << spec.min_values_per_cell() << " * int(sizeof(T));\n";
-    if (H > 1) o << "    static constexpr int hoods = " << H << ";  // fields read through neighbourhoods: nb(h, di, dj)\n";
+    if (H > 1)
+        o << "    static constexpr int hoods = " << H << ";  // fields read through neighbourhoods: nb(h, di, dj"
+          << (D == 3 ? ", dk" : "") << ")\n";
+    if (l.cells) o << "    static constexpr bool cells_only = true;\n";
     o << "\n";
-    if (H > 1) {
-        o << "    struct Fields {\n        const T* in[" << H << "];  // ";
-        for (int h = 0; h < H; ++h) o << (h ? ", " : "") << l.hoods[std::size_t(h)]->name;
-        o << " now\n        T* out[" << H << "];       // and next\n";
-        if (point) o << "        T* s;             // " << l.state->name << ", in place\n";
-        o << "    };\n" << (point ? "    using Point = T;\n\n" : "    struct Point {};\n\n");
-    } else if (point)
-        o << "    struct Fields {\n        const T* in;  // " << S << " now\n        T* out;       // " << S
-          << " next\n        T* s;         // " << l.state->name << ", in place\n    };\n    using Point = T;\n\n";
-    else
-        o << "    struct Fields {\n        const T* in;  // " << S << " now\n        T* out;       // " << S
-          << " next\n    };\n    struct Point {};\n\n";
-    for (const auto& [name, value] : spec.params) o << "    T p_" << name << ";\n";
-    o << "\n    explicit Kernel(const double* p)";
-    for (std::size_t i = 0; i < spec.params.size(); ++i)
-        o << (i ? ", " : " : ") << "p_" << spec.params[i].first << "(T(p[" << i << "]))";
-    o << " { (void)p; }\n\n";
-    if (H > 1) {
-        o << "    STRATA_HD static Fields bind(const FieldPtrs<T, " << nf << ">& b) {\n        Fields f;\n"
-          << "        for (int h = 0; h < " << H << "; ++h) f.in[h] = b.in[h], f.out[h] = b.out[h];\n"
-          << (point ? "        f.s = b.out[" + std::to_string(H) + "];\n" : "") << "        return f;\n    }\n";
+    if (l.cells) {
+        cells_functor(o, spec, l, kernel);
     } else {
-        o << "    STRATA_HD static Fields bind(const FieldPtrs<T, " << nf << ">& b) { return {b.in[0], b.out[0]"
-          << (point ? ", b.out[1]" : "") << "}; }\n";
-    }
-    o << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { "
-      << (point ? "return f.s[i]; }\n\n" : "(void)f, (void)i; return {}; }\n\n");
+        if (H > 1) {
+            o << "    struct Fields {\n        const T* in[" << H << "];  // ";
+            for (int h = 0; h < H; ++h) o << (h ? ", " : "") << l.hoods[std::size_t(h)]->name;
+            o << " now\n        T* out[" << H << "];       // and next\n";
+            if (point) o << "        T* s;             // " << state->name << ", in place\n";
+            o << "    };\n" << (point ? "    using Point = T;\n\n" : "    struct Point {};\n\n");
+        } else if (point)
+            o << "    struct Fields {\n        const T* in;  // " << S << " now\n        T* out;       // " << S
+              << " next\n        T* s;         // " << state->name << ", in place\n    };\n    using Point = T;\n\n";
+        else
+            o << "    struct Fields {\n        const T* in;  // " << S << " now\n        T* out;       // " << S
+              << " next\n    };\n    struct Point {};\n\n";
+        params_and_constructor(o, spec);
+        if (H > 1) {
+            o << "    STRATA_HD static Fields bind(const FieldPtrs<T, " << nf << ">& b) {\n        Fields f;\n"
+              << "        for (int h = 0; h < " << H << "; ++h) f.in[h] = b.in[h], f.out[h] = b.out[h];\n"
+              << (point ? "        f.s = b.out[" + std::to_string(H) + "];\n" : "") << "        return f;\n    }\n";
+        } else {
+            o << "    STRATA_HD static Fields bind(const FieldPtrs<T, " << nf << ">& b) { return {b.in[0], b.out[0]"
+              << (point ? ", b.out[1]" : "") << "}; }\n";
+        }
+        o << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { "
+          << (point ? "return f.s[i]; }\n\n" : "(void)f, (void)i; return {}; }\n\n");
 
-    // The updates and lets, in the file's order, into n_NAME and l_NAME.
-    auto updates = [&](const char* indent) {
-        std::string s;
-        for (const Update& u : spec.updates)
-            s += cat({indent, "const T ", u.local ? "l_" : "n_", u.field, " = ", kernel(*u.value), ";\n"});
-        return s;
-    };
-    if (H > 1) {  // every field's new value at once (the temporal kernel keeps them in registers)
-        o << "    template <class Nb, class S>\n"
-          << "    STRATA_HD void update(const Nb& nb, T (&u)[" << H << "], S& s) const {\n"
-          << "        (void)nb, (void)s;\n";
-        if (point) o << "        const T s_" << l.state->name << " = s;\n        (void)s_" << l.state->name << ";\n";
-        o << updates("        ");
-        for (int h = 0; h < H; ++h) o << "        u[" << h << "] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
-        if (point) o << "        s = n_" << l.state->name << ";\n";
-        o << "    }\n"
-          << "    template <class Nb>\n"
-          << "    STRATA_HD void store(const Nb& nb, Point s, const Fields& f, std::int64_t i) const {\n"
-          << "        T u[" << H << "];\n        update(nb, u, s);\n";
-        for (int h = 0; h < H; ++h) o << "        f.out[" << h << "][i] = u[" << h << "];\n";
-        if (point) o << "        f.s[i] = s;\n";
-        o << "    }\n"
-          << "    template <int V>\n    struct alignas(sizeof(T) * V) Run {\n        T v[V];\n    };\n";
-        if (point) o << "    STRATA_HD const Point* points(const Fields& f) const { return f.s; }\n";
-    } else if (point) {
-        o << "    template <class Nb>\n    STRATA_HD void update(const Nb& nb, T& out, T& s) const {\n"
-          << "        (void)nb;\n        const T s_" << l.state->name << " = s;\n        (void)s_" << l.state->name << ";\n"
-          << updates("        ") << "        out = n_" << S << ";\n        s = n_" << l.state->name << ";\n    }\n"
-          << "    template <class Nb>\n"
-          << "    STRATA_HD void store(const Nb& nb, Point s, const Fields& f, std::int64_t i) const {\n"
-          << "        T out;\n        update(nb, out, s);\n        write(out, s, f, i);\n    }\n"
-          << "    STRATA_HD void write(T out, Point s, const Fields& f, std::int64_t i) const {\n"
-          << "        f.out[i] = out;\n        f.s[i] = s;\n    }\n"
-          << "    template <int V>\n    struct alignas(sizeof(T) * V) Run {\n        T v[V];\n    };\n"
-          << "    STRATA_HD const Point* points(const Fields& f) const { return f.s; }\n"
-          << "    template <int V>\n"
-          << "    STRATA_HD void write_run(const Run<V>& out, const Run<V>& s, const Fields& f, std::int64_t i) const {\n"
-          << "        *reinterpret_cast<Run<V>*>(f.out + i) = out;\n"
-          << "        *reinterpret_cast<Run<V>*>(f.s + i) = s;\n    }\n";
-    } else {
-        o << "    template <class Nb>\n    STRATA_HD T update(const Nb& nb) const {\n        (void)nb;\n"
-          << updates("        ") << "        return n_" << S << ";\n    }\n"
-          << "    template <class Nb>\n    STRATA_HD void update(const Nb& nb, T& out) const { out = update(nb); }\n"
-          << "    template <class Nb>\n"
-          << "    STRATA_HD void store(const Nb& nb, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(nb); }\n"
-          << "    STRATA_HD void write(T u, const Fields& f, std::int64_t i) const { f.out[i] = u; }\n"
-          << "    template <int V>\n    struct alignas(sizeof(T) * V) Run {\n        T v[V];\n    };\n"
-          << "    template <int V>\n    STRATA_HD void write_run(const Run<V>& u, const Fields& f, std::int64_t i) const {\n"
-          << "        *reinterpret_cast<Run<V>*>(f.out + i) = u;\n    }\n";
+        // The updates and lets, in the file's order, into n_NAME and l_NAME.
+        auto updates = [&](const char* indent) {
+            std::string s;
+            for (const Update& u : spec.updates)
+                s += cat({indent, "const T ", u.local ? "l_" : "n_", u.field, " = ", kernel(*u.value), ";\n"});
+            return s;
+        };
+        if (H > 1) {  // every field's new value at once (the temporal kernel keeps them in registers)
+            o << "    template <class Nb, class S>\n"
+              << "    STRATA_HD void update(const Nb& nb, T (&u)[" << H << "], S& s) const {\n"
+              << "        (void)nb, (void)s;\n";
+            if (point) o << "        const T s_" << state->name << " = s;\n        (void)s_" << state->name << ";\n";
+            o << updates("        ");
+            for (int h = 0; h < H; ++h) o << "        u[" << h << "] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
+            if (point) o << "        s = n_" << state->name << ";\n";
+            o << "    }\n"
+              << "    template <class Nb>\n"
+              << "    STRATA_HD void store(const Nb& nb, Point s, const Fields& f, std::int64_t i) const {\n"
+              << "        T u[" << H << "];\n        update(nb, u, s);\n";
+            for (int h = 0; h < H; ++h) o << "        f.out[" << h << "][i] = u[" << h << "];\n";
+            if (point) o << "        f.s[i] = s;\n";
+            o << "    }\n"
+              << "    template <int V>\n    struct alignas(sizeof(T) * V) Run {\n        T v[V];\n    };\n";
+            if (point) o << "    STRATA_HD const Point* points(const Fields& f) const { return f.s; }\n";
+        } else if (point) {
+            o << "    template <class Nb>\n    STRATA_HD void update(const Nb& nb, T& out, T& s) const {\n"
+              << "        (void)nb;\n        const T s_" << state->name << " = s;\n        (void)s_" << state->name << ";\n"
+              << updates("        ") << "        out = n_" << S << ";\n        s = n_" << state->name << ";\n    }\n"
+              << "    template <class Nb>\n"
+              << "    STRATA_HD void store(const Nb& nb, Point s, const Fields& f, std::int64_t i) const {\n"
+              << "        T out;\n        update(nb, out, s);\n        write(out, s, f, i);\n    }\n"
+              << "    STRATA_HD void write(T out, Point s, const Fields& f, std::int64_t i) const {\n"
+              << "        f.out[i] = out;\n        f.s[i] = s;\n    }\n"
+              << "    template <int V>\n    struct alignas(sizeof(T) * V) Run {\n        T v[V];\n    };\n"
+              << "    STRATA_HD const Point* points(const Fields& f) const { return f.s; }\n"
+              << "    template <int V>\n"
+              << "    STRATA_HD void write_run(const Run<V>& out, const Run<V>& s, const Fields& f, std::int64_t i) const {\n"
+              << "        *reinterpret_cast<Run<V>*>(f.out + i) = out;\n"
+              << "        *reinterpret_cast<Run<V>*>(f.s + i) = s;\n    }\n";
+        } else {
+            o << "    template <class Nb>\n    STRATA_HD T update(const Nb& nb) const {\n        (void)nb;\n"
+              << updates("        ") << "        return n_" << S << ";\n    }\n"
+              << "    template <class Nb>\n    STRATA_HD void update(const Nb& nb, T& out) const { out = update(nb); }\n"
+              << "    template <class Nb>\n"
+              << "    STRATA_HD void store(const Nb& nb, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(nb); }\n"
+              << "    STRATA_HD void write(T u, const Fields& f, std::int64_t i) const { f.out[i] = u; }\n"
+              << "    template <int V>\n    struct alignas(sizeof(T) * V) Run {\n        T v[V];\n    };\n"
+              << "    template <int V>\n    STRATA_HD void write_run(const Run<V>& u, const Fields& f, std::int64_t i) const {\n"
+              << "        *reinterpret_cast<Run<V>*>(f.out + i) = u;\n    }\n";
+        }
     }
     o << "};\n\n";
 
@@ -297,28 +410,36 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "class Model final : public StencilProblem {\npublic:\n"
       << "    static constexpr FieldDecl fields[] = {";
     for (int h = 0; h < H; ++h) o << (h ? ", " : "") << "{\"" << l.hoods[std::size_t(h)]->name << "\", FieldRole::stencil, 0, 1}";
-    if (point) o << ", {\"" << l.state->name << "\", FieldRole::state, 0, 1}";
+    for (const FieldDef* f : l.states) o << ", {\"" << f->name << "\", FieldRole::state, 0, 1}";
+    for (const FieldDef* f : l.coefs) o << ", {\"" << f->name << "\", FieldRole::coefficient, 0, 1}";
     o << "};\n"
       << "    template <class T>\n    using Kernel = " << symbol << "::Kernel<T>;\n"
       << "    template <class T, class F>\n    decltype(auto) with_kernel(F&& f) const {\n"
       << "        return f(Kernel<T>(param_values().data()));\n    }\n"
+      << "    // The coefficients' values: from their files, or their expressions (Initial).\n"
       << "    template <class T>\n    std::vector<std::pair<std::string, HostField<T>>> coefficients() const {\n"
-      << "        return {};\n    }\n\n";
-    o << "    // x, y in [0, 1]: the cell's centre.\n    struct Initial {\n        double p[" << spec.params.size() + 1
-      << "];\n        int nx, ny;\n"
-      << "        STRATA_HD double operator()(int f, int i, int j, int) const {\n"
-      << "            const double x = (i + 0.5) / nx, y = (j + 0.5) / ny;\n            (void)x, (void)y, (void)p;\n";
+      << "        std::vector<std::pair<std::string, HostField<T>>> out;\n";
+    for (const FieldDef* f : l.coefs)
+        o << "        out.emplace_back(\"" << f->name << "\", coefficient<T>(\"" << f->name << "\", initial(), " << l.index(f->name)
+          << "));\n";
+    o << "        return out;\n    }\n\n";
+    o << "    // x, y, z in [0, 1]: the cell's centre.\n    struct Initial {\n        double p[" << spec.params.size() + 1
+      << "];\n        int nx, ny, nz;\n"
+      << "        STRATA_HD double operator()(int f, int i, int j, int k) const {\n"
+      << "            const double x = (i + 0.5) / nx, y = (j + 0.5) / ny, z = (k + 0.5) / nz;\n"
+      << "            (void)x, (void)y, (void)z, (void)p;\n";
     for (const FieldDef& f : spec.fields)
-        o << "            if (f == " << l.index(f.name) << ") return " << initial(*f.initial) << ";\n";
+        if (f.file.empty()) o << "            if (f == " << l.index(f.name) << ") return " << initial(*f.initial) << ";\n";
     o << "            return 0;\n        }\n    };\n"
       << "    Initial initial() const {\n        Initial in{};\n"
       << "        for (std::size_t i = 0; i < param_values().size(); ++i) in.p[i] = param_values()[i];\n"
-      << "        in.nx = extent().nx;\n        in.ny = extent().ny;\n        return in;\n    }\n\n";
+      << "        in.nx = extent().nx;\n        in.ny = extent().ny;\n        in.nz = extent().nz;\n        return in;\n    }\n\n";
     o << "    // max |f| and the root mean square of each field, in the file's order.\n"
-      << "    using Observer = StencilObserver<" << nf << ">;\n"
+      << "    using Observer = StencilObserver<" << nf - int(l.coefs.size()) << ">;\n"
       << "    Observer observer() const { return {{";
     bool first = true;
     for (const FieldDef& f : spec.fields) {
+        if (f.coefficient) continue;
         o << (first ? "" : ", ") << l.index(f.name);
         first = false;
     }

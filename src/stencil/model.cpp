@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "stencil/build.hpp"
 #include "strata/core/error.hpp"
@@ -47,6 +51,16 @@ std::vector<double> with_overrides(const Spec& spec, const ParamReader& r) {
     Spec s = spec;
     override_params(s, r.text("params"));
     return param_values(s);
+}
+
+// A periodic boundary's ghost cells come from a period away, so the grid must be at least as wide
+// as the stencil's radius along every axis.
+void check_sides(const Spec& spec, const Setup& s) {
+    if (spec.boundary != Boundary::periodic) return;
+    const int r = spec.radius(), n = std::min({s.nx, s.ny, spec.dims == 3 ? s.nz : s.nx});
+    if (n < r)
+        throw UsageError("a periodic grid needs at least the stencil's radius (" + std::to_string(r) +
+                         ") cells along every axis, and this one has " + std::to_string(n));
 }
 
 }  // namespace
@@ -98,6 +112,37 @@ void StencilProblem::describe(Report& r) const {
     const LoadStats l = load_stats(*info_);
     r.line(l.compiled ? "model: generated and compiled in %.3g s (%s)" : "model: from the cache in %.3g s (%s)",
            {{"model_load_s", l.seconds}, {"model_object", l.object}});
+}
+
+std::vector<double> StencilProblem::file_values(const std::string& name) const {
+    const FieldDef* f = spec_->field(name);
+    if (!f || f->file.empty()) return {};
+    namespace fs = std::filesystem;
+    const fs::path path = fs::path(f->file).is_absolute() ? fs::path(f->file) : fs::path(spec_->path).parent_path() / f->file;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw error_at(*spec_, f->at, "cannot read " + path.string() + " (" + std::strerror(errno) + ")");
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const Extent e = extent();
+    const std::size_t cells = std::size_t(e.cells());
+    std::vector<double> v(cells);
+    if (bytes.size() == cells * sizeof(float)) {
+        for (std::size_t n = 0; n < cells; ++n) {
+            float x;
+            std::memcpy(&x, bytes.data() + n * sizeof x, sizeof x);
+            v[n] = x;
+        }
+    } else if (bytes.size() == cells * sizeof(double)) {
+        std::memcpy(v.data(), bytes.data(), bytes.size());
+    } else {
+        const std::string grid = spec_->dims == 2 ? std::to_string(e.nx) + " x " + std::to_string(e.ny)
+                                                  : std::to_string(e.nx) + " x " + std::to_string(e.ny) + " x " +
+                                                        std::to_string(e.nz);
+        throw error_at(*spec_, f->at,
+                       path.string() + " holds " + std::to_string(bytes.size()) + " bytes; the " + grid + " grid needs " +
+                           std::to_string(cells * 4) + " (float32) or " + std::to_string(cells * 8) +
+                           " (float64), x fastest");
+    }
+    return v;
 }
 
 Observables StencilProblem::named(const Reduced* red, int count, double cells) const {
@@ -179,6 +224,7 @@ Setup stencil_setup(const Spec& spec, const ModelInfo& info, const Params& param
     s.nz = spec.dims == 3 ? side("nz") : 1;
     s.steps = steps;
     s.params = with_overrides(spec, r);
+    check_sides(spec, s);
     return s;
 }
 
@@ -190,6 +236,7 @@ Setup stencil_box(const Spec& spec, const ModelInfo& info, const Params& params,
     s.nz = spec.dims == 3 ? nz : 1;
     s.steps = 1;
     s.params = with_overrides(spec, r);
+    check_sides(spec, s);
     return s;
 }
 

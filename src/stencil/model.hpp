@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "strata/core/field.hpp"
 #include "strata/core/hd.hpp"
 #include "strata/model.hpp"
 #include "strata/problem.hpp"
@@ -70,6 +71,23 @@ public:
     void describe(Report& r) const override;
     void report(Engine& e, Report& r) const override;
     SnapshotSpec snapshot_spec() const override;
+
+    // A coefficient's values (field `f` of the model): from its file, or its expression in `init`.
+    template <class T, class Initial>
+    HostField<T> coefficient(const std::string& name, const Initial& init, int f) const {
+        const Extent e = extent();
+        HostField<T> out(e);
+        const std::vector<double> file = file_values(name);
+        std::size_t n = 0;
+        for (int k = 0; k < e.nz; ++k)
+            for (int j = 0; j < e.ny; ++j)
+                for (int i = 0; i < e.nx; ++i, ++n) out.at(i, j, k) = T(file.empty() ? init(f, i, j, k) : file[n]);
+        return out;
+    }
+    // The raw values of a field's `file("PATH")` (PATH relative to the stencil file's folder):
+    // float32 or float64 by the file's size, x fastest; empty when the field has no file. A
+    // missing file or a wrong size is a UsageError at the field's declaration.
+    std::vector<double> file_values(const std::string& name) const;
 
     // The report's figures, per updated field in the file's order: max |f| and the root mean square.
     Observables named(const Reduced* r, int count, double cells) const;
