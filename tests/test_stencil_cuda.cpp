@@ -222,7 +222,8 @@ TEST(StencilCuda, Heat7FileEqualsBuiltinBitwise) {
 // Cells-only models on every strategy that serves them against the CPU: 3D with radius 2, a box
 // offset, two neighbourhood fields, pointwise fields, a coefficient and the periodic boundary
 // (tests/stencils/mixed3d.stencil); variable-wave.stencil (radius 2, a coefficient, zero ghosts);
-// 2D with radius 3 and box offsets (tests/stencils/wide2d.stencil). Odd sizes, smaller and larger
+// 2D with radius 3 and box offsets (tests/stencils/wide2d.stencil); the fixed boundary
+// (tests/stencils/fixed3d.stencil: the ghosts of both buffers at its value). Odd sizes, smaller and larger
 // than a tile; every field compared.
 template <class T>
 void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps) {
@@ -259,6 +260,8 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     cells_match_cpu<float>(wide, 77, 29, 1, 5);
     cells_match_cpu<double>(wide, 77, 29, 1, 5);
     cells_match_cpu<double>(wide, 5, 4, 1, 2);
+    cells_match_cpu<float>(test::stencil_fixture("fixed3d.stencil"), 37, 9, 13, 4);
+    cells_match_cpu<double>(test::stencil_fixture("fixed3d.stencil"), 37, 9, 13, 4);
 }
 
 }  // namespace

@@ -216,8 +216,6 @@ TEST(StencilRun, WhatCannotRunYetIsRefusedWhereTheFileAsksForIt) {
     const std::string coef =
         refusal("coef-offset", "dims 2\ncoefficient k = 1\nfield u = 0\nu' = u + k[1,0] * lap(u)\n");
     EXPECT_NE(coef.find(".stencil:4:10: a coefficient read at an offset cannot run yet"), std::string::npos) << coef;
-    const std::string fixed = refusal("fixed", "dims 2\nfield u = 0\nboundary fixed 1\nu' = u + lap(u)\n");
-    EXPECT_NE(fixed.find(".stencil:3:1: this boundary cannot run yet"), std::string::npos) << fixed;
     const std::string file = refusal("field-file", "dims 2\nfield u = file(\"u.raw\")\nu' = u + lap(u)\n");
     EXPECT_NE(file.find(".stencil:2:7: initial values from a file cannot run yet"), std::string::npos) << file;
     EXPECT_NO_THROW(find_model(example("variable-wave.stencil")));  // 3D, radius 2, a coefficient
@@ -298,6 +296,40 @@ TEST(StencilRun, CellsOnlyModelMatchesTheFormula) {
             eng->advance(4);
             for (const char* f : {"u", "v", "w", "s"}) EXPECT_TRUE(test::bitwise_equal(first->field(f), eng->field(f))) << f;
         }
+    }
+}
+
+// `boundary fixed V`: every ghost cell reads V, in both of a field's buffers (two steps), on an
+// odd grid; cpu and omp alike.
+TEST(StencilRun, FixedBoundaryHoldsTheGhostsAtItsValue) {
+    const ModelInfo& m = find_model(test::stencil_fixture("fixed3d.stencil"));
+    EXPECT_TRUE(m.cells_only);
+    const int nx = 6, ny = 5, nz = 4;
+    const auto p = m.box(Params{}, nx, ny, nz);
+    HostField<double> u(p->extent());
+    test::fill_random(u, 8);
+    const State<double> init = test::state_of("u", u);
+    auto step = [&](const HostField<double>& in) {
+        auto at = [&](int i, int j, int k) {
+            return i < 0 || j < 0 || k < 0 || i >= nx || j >= ny || k >= nz ? 1.5 : in.at(i, j, k);
+        };
+        HostField<double> out = in;
+        for (int k = 0; k < nz; ++k)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const double c = in.at(i, j, k);
+                    out.at(i, j, k) = c + 0.05 * (((at(i + 1, j + 1, k + 1) + at(i - 1, j, k)) + at(i, j - 1, k)) - 3 * c);
+                }
+        return out;
+    };
+    const HostField<double> two = step(step(u));
+    for (Backend b : {Backend::cpu, Backend::omp}) {
+        auto eng = engine<double>(m, *p, b, &init);
+        eng->advance(2);
+        const HostField<double> got = eng->field("u");
+        for (int k = 0; k < nz; ++k)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) ASSERT_EQ(got.at(i, j, k), two.at(i, j, k)) << to_string(b) << " " << i << "," << j << "," << k;
     }
 }
 

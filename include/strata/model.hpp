@@ -42,6 +42,18 @@ constexpr bool periodic_boundary() {
         return false;
 }
 
+// The value of a model's ghost cells when its boundary holds them at one (`static constexpr double
+// ghost_value`: a stencil file's `boundary fixed V`); 0 for the others (zero ghosts, or ghosts the
+// mirror or periodic boundary sets). The engines fill every field's ghost layer with it, and no
+// strategy writes ghosts.
+template <class Model>
+constexpr double ghost_value() {
+    if constexpr (requires { Model::ghost_value; })
+        return Model::ghost_value;
+    else
+        return 0;
+}
+
 // How many fields a model reads through the neighbourhood (`static constexpr int hoods`; one for
 // models that do not say). With several (Gray-Scott's u and v), the stencil fields come first in
 // the model's fields, its Fields hold `in[h]` and `out[h]`, and its update reads nb(h, di, dj[, dk]);

@@ -119,9 +119,9 @@ public:
         require_host_memory(buffers_.count(false) * extent_.padded_cells() * std::int64_t(sizeof(T)),
                             fields_text(problem.model(), buffers_.count(false), extent_, precision_of<T>()),
                             memory_hint<T>());
-        for (int f = 0; f < N; ++f) {
-            if (buffers_.has_current(f)) buffers_.cur[f] = HostField<T>(extent_);
-            if (buffers_.has_next(f, false)) buffers_.next[f] = HostField<T>(extent_);
+        for (int f = 0; f < N; ++f) {  // ghosts at the model's value: no sweep writes them
+            if (buffers_.has_current(f)) fill_ghosts(buffers_.cur[f] = HostField<T>(extent_), T(ghost_value<Model>()));
+            if (buffers_.has_next(f, false)) fill_ghosts(buffers_.next[f] = HostField<T>(extent_), T(ghost_value<Model>()));
         }
         for (auto& [name, values] : problem.template coefficients<T>())
             buffers_.current(buffers_.index(name)) = sub_ ? window_of(values, sub_->window) : values;
@@ -178,7 +178,7 @@ public:
             values.extent.ghost != extent_.ghost)
             throw Error("field '" + std::string(name) + "' differs from the problem's grid in extent");
         u = values;
-        if constexpr (!Model::mirror) zero_ghosts(u);  // the boundary is the model's, not the caller's
+        if constexpr (!Model::mirror) fill_ghosts(u, T(ghost_value<Model>()));  // the boundary is the model's
     }
     std::vector<std::string> arrays() const override {
         return points_.active() ? std::vector<std::string>{"traces"} : std::vector<std::string>{};

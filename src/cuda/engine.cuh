@@ -89,16 +89,35 @@ inline int current_device() {
     return d;
 }
 
-// A field on the device: ghosts at 0, interior in the padded layout (grid.cuh).
+// The ghost layer (`ghost` cells deep; none along z in 2D) to `value`.
+template <class T>
+__global__ void fill_ghost_layer(T* origin, const DevGrid g, const int ghost, const int ghost_z, const T value) {
+    const int px = g.nx + 2 * ghost, i = int(blockIdx.x * blockDim.x + threadIdx.x) - ghost;
+    if (i >= px - ghost) return;
+    for (int r = blockIdx.y; r < (g.ny + 2 * ghost) * (g.nz + 2 * ghost_z); r += gridDim.y) {
+        const int j = r % (g.ny + 2 * ghost) - ghost, k = r / (g.ny + 2 * ghost) - ghost_z;
+        if (i < 0 || j < 0 || k < 0 || i >= g.nx || j >= g.ny || k >= g.nz) origin[g.at(i, j, k)] = value;
+    }
+}
+
+// A field on the device: ghosts at `ghost` (0 unless the model holds its boundary at a value),
+// interior in the padded layout (grid.cuh).
 template <class T>
 class DeviceField {
 public:
     DeviceField() = default;
     // Zeroed on `s`, the stream every later use of the field is ordered on: a plain cudaMemset
     // runs on the legacy stream, which does not order with non-blocking streams.
-    DeviceField(const Extent& e, cudaStream_t s)
+    DeviceField(const Extent& e, cudaStream_t s, T ghost = T(0))
         : extent_(e), layout_(DeviceLayout::of(e, sizeof(T))), buf_(layout_.total_elems) {
         STRATA_CUDA_CHECK(cudaMemsetAsync(buf_.get(), 0, layout_.total_elems * sizeof(T), s));
+        if (ghost != T(0)) {
+            const DevGrid& g = layout_.grid;
+            const int gz = e.dims == 3 ? e.ghost : 0, rows = (g.ny + 2 * e.ghost) * (g.nz + 2 * gz);
+            fill_ghost_layer<<<dim3(blocks_for(g.nx + 2 * e.ghost, 256), std::min(rows, 65535)), 256, 0, s>>>(
+                origin(), g, e.ghost, gz, ghost);
+            STRATA_CUDA_CHECK_LAUNCH();
+        }
     }
     explicit operator bool() const { return buf_.get() != nullptr; }
     T* origin() const { return buf_.get() + layout_.origin; }
@@ -209,7 +228,7 @@ public:
                                 std::to_string(snapshot_buffers_) + " pinned snapshot buffers of " +
                                     format_bytes(double(frame_bytes)));
         for (int f = 0; f < N; ++f)
-            if (buffers_.has_current(f)) buffers_.cur[f] = DeviceField<T>(e, s);
+            if (buffers_.has_current(f)) buffers_.cur[f] = DeviceField<T>(e, s, T(ghost_value<Model>()));
         allocate_next();
         if (snapshots) {  // before the time loop: pinning gigabytes takes a while
             const int f = buffers_.index(o.snapshot_field);
@@ -317,10 +336,10 @@ public:
     }
     void set_field(std::string_view name, const HostField<T>& values) override {
         const int f = buffers_.index(name);
-        if (!Model::mirror && holds_state(buffers_.role(f))) {  // the boundary is the model's: zero ghosts
-            HostField<T> zero = values;
-            zero_ghosts(zero);
-            buffers_.current(f).upload(zero, stream_.get());
+        if (!Model::mirror && holds_state(buffers_.role(f))) {  // the boundary is the model's: its ghosts
+            HostField<T> fixed = values;
+            fill_ghosts(fixed, T(ghost_value<Model>()));
+            buffers_.current(f).upload(fixed, stream_.get());
         } else {
             buffers_.current(f).upload(values, stream_.get());
         }
@@ -466,7 +485,7 @@ private:
     void allocate_next() {
         for (int f = 0; f < N; ++f)
             if (buffers_.has_next(f, temporal()) && !buffers_.next[f]) {
-                buffers_.next[f] = DeviceField<T>(extent_, stream_.get());
+                buffers_.next[f] = DeviceField<T>(extent_, stream_.get(), T(ghost_value<Model>()));
                 if (buffers_.scratch(f, temporal())) buffers_.next[f].poison(stream_.get());
             }
     }

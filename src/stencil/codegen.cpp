@@ -1,13 +1,9 @@
-// A stencil file's model as C++ (codegen.hpp): the kernel functor with the interface of the
-// built-in models (models/heat2d.hpp, models/aliev_panfilov.hpp), so that one set of strategy
-// templates serves both, and the generated Problem class around it.
-//
-// Which stencils the engines take so far: 2D, up to four fields read through their radius-1 star
-// neighbourhoods (Gray-Scott's u and v), at most one more field read and written only at the cell
-// (apf's R: the strategies' pointwise state), the zero, mirror or periodic boundary. That is the
-// 2D strategies' model interface: every strategy takes one neighbourhood field (temporal too, but
-// with a periodic boundary); naive, smem and the sliding-rows ones take several. The rest (3D,
-// coefficient fields, a fixed boundary) is refused where the file asks for it.
+// A stencil file's model as C++ (codegen.hpp): the kernel functor with the interface the
+// strategies take (that of the built-in 2D models, models/heat2d.hpp and aliev_panfilov.hpp, or
+// the cells-only one of model.hpp), so that one set of strategy templates serves built-in and
+// generated models, and the generated Problem class around it. Layout (below) says which a file
+// gets; what no engine takes yet (position-dependent updates, a field's initial values from a
+// file) is refused where the file asks for it.
 #include "stencil/codegen.hpp"
 
 #include <algorithm>
@@ -56,8 +52,9 @@ const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::ca
 // Two kinds of model come out. One has the interface of the built-in 2D models, which every 2D
 // strategy takes (the sliding rows and temporal ones included): 2D, radius-1 star neighbourhoods,
 // at most one pointwise field, no coefficients. Any other (3D, wider or box neighbourhoods,
-// coefficients, several pointwise fields) is `cells_only` (model.hpp): its update reads the
-// neighbourhood cell by cell, which naive and smem serve on the GPU, and the CPU backends.
+// coefficients, several pointwise fields, the fixed boundary) is `cells_only` (model.hpp): its
+// update reads the neighbourhood cell by cell, which naive and smem serve on the GPU, and the CPU
+// backends.
 struct Layout {
     std::vector<const FieldDef*> hoods, states, coefs;
     bool cells = false;
@@ -83,8 +80,8 @@ struct Layout {
 Layout plan(const Spec& spec) {
     const std::string supported =
         " (generated models take, so far: up to 4 fields read through neighbourhoods of radius up to 4, fields "
-        "and coefficients read at their cell, the zero, mirror (radius 1, star) or periodic boundary, initial "
-        "values from files for coefficients)";
+        "and coefficients read at their cell, the zero, fixed, mirror (radius 1, star) or periodic boundary, "
+        "initial values from files for coefficients)";
     Layout l;
     for (const Update& u : spec.updates)
         walk(*u.value, [&](const Expr& e) {
@@ -103,8 +100,6 @@ Layout plan(const Spec& spec) {
                 l.hoods.push_back(f);
             }
         });
-    if (spec.boundary == Boundary::fixed)
-        throw error_at(spec, statement_at(spec, "boundary"), "this boundary cannot run yet" + supported);
     for (const FieldDef& f : spec.fields)
         if (!f.coefficient && !f.file.empty())
             throw error_at(spec, f.at, "initial values from a file cannot run yet (coefficients can)" + supported);
@@ -127,7 +122,8 @@ Layout plan(const Spec& spec) {
         l.radius = std::max(l.radius, r.radius);
         l.star = l.star && r.star;
     }
-    l.cells = spec.dims == 3 || l.radius > 1 || !l.star || !l.coefs.empty() || l.states.size() > 1;
+    l.cells = spec.dims == 3 || l.radius > 1 || !l.star || !l.coefs.empty() || l.states.size() > 1 ||
+              spec.boundary == Boundary::fixed;
     if (spec.boundary == Boundary::mirror && (l.radius > 1 || !l.star))
         throw error_at(spec, statement_at(spec, "boundary"),
                        std::string("the mirror boundary (a ghost cell takes the value two cells inward, corners "
@@ -324,6 +320,8 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
         o << "    static constexpr int hoods = " << H << ";  // fields read through neighbourhoods: nb(h, di, dj"
           << (D == 3 ? ", dk" : "") << ")\n";
     if (l.cells) o << "    static constexpr bool cells_only = true;\n";
+    if (spec.boundary == Boundary::fixed)
+        o << "    static constexpr double ghost_value = " << number(spec.boundary_value) << ";  // boundary fixed\n";
     o << "\n";
     if (l.cells) {
         cells_functor(o, spec, l, kernel);

@@ -29,15 +29,19 @@ void fill_random(HostField<T>& f, std::uint64_t seed, double lo = 0.0, double hi
     for (auto& th : pool) th.join();
 }
 
-// Sets the ghost layers to 0 (the Dirichlet boundary of heat3d).
+// Sets the ghost layers to `v` (0: the Dirichlet boundary of heat3d; a stencil file's `fixed V`).
 template <class T>
-void zero_ghosts(HostField<T>& f) {
+void fill_ghosts(HostField<T>& f, T v) {
     const Extent& e = f.extent;
     const int g = e.ghost, gz = e.dims == 3 ? e.ghost : 0;
     for (int k = -gz; k < e.nz + gz; ++k)
         for (int j = -g; j < e.ny + g; ++j)
             for (int i = -g; i < e.nx + g; ++i)
-                if (i < 0 || j < 0 || k < 0 || i >= e.nx || j >= e.ny || k >= e.nz) f.at(i, j, k) = T(0);
+                if (i < 0 || j < 0 || k < 0 || i >= e.nx || j >= e.ny || k >= e.nz) f.at(i, j, k) = v;
+}
+template <class T>
+void zero_ghosts(HostField<T>& f) {
+    fill_ghosts(f, T(0));
 }
 
 // Mirror boundaries: each ghost cell takes the value two cells inward (u[-1] = u[1],
