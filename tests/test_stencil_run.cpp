@@ -216,8 +216,9 @@ TEST(StencilRun, WhatCannotRunYetIsRefusedWhereTheFileAsksForIt) {
     const std::string coef =
         refusal("coef-offset", "dims 2\ncoefficient k = 1\nfield u = 0\nu' = u + k[1,0] * lap(u)\n");
     EXPECT_NE(coef.find(".stencil:4:10: a coefficient read at an offset cannot run yet"), std::string::npos) << coef;
-    const std::string file = refusal("field-file", "dims 2\nfield u = file(\"u.raw\")\nu' = u + lap(u)\n");
-    EXPECT_NE(file.find(".stencil:2:7: initial values from a file cannot run yet"), std::string::npos) << file;
+    const std::string where = refusal("position", "dims 2\nfield u = 0\nu' = u + x * lap(u)\n");
+    EXPECT_NE(where.find(".stencil:3:10: an update that depends on the position cannot run yet"), std::string::npos)
+        << where;
     EXPECT_NO_THROW(find_model(example("variable-wave.stencil")));  // 3D, radius 2, a coefficient
     const std::string none = message([] { find_model("/nonexistent/x.stencil"); });
     EXPECT_NE(none.find("cannot open the stencil file"), std::string::npos) << none;
@@ -334,7 +335,7 @@ TEST(StencilRun, FixedBoundaryHoldsTheGhostsAtItsValue) {
 }
 
 // A coefficient from a raw file next to the stencil file: float32 or float64 by its size; a file
-// of another size, or none, is an error at the coefficient's line.
+// of another size, or none, is an error at the coefficient's line. A field's initial values too.
 TEST(StencilRun, CoefficientFromAFile) {
     const fs::path dir = fs::temp_directory_path() / ("strata-coef-" + std::to_string(getpid()));
     fs::create_directories(dir);
@@ -365,6 +366,18 @@ TEST(StencilRun, CoefficientFromAFile) {
                 const double c = u.at(i, j);
                 const double lap = ((at(i - 1, j) + at(i + 1, j)) + (at(i, j - 1) + at(i, j + 1))) - 4 * c;
                 ASSERT_EQ(eng->field("u").at(i, j), c + kk * lap) << (single ? "float32" : "float64") << " " << i << "," << j;
+            }
+    }
+    // A field's initial values from a file, the same way (the rest of the state from expressions).
+    std::ofstream(dir / "start.stencil") << "dims 2\nfield u = file(\"k.raw\")\nfield v = 2\nu' = u + 0.1 * lap(u)\nv' = v\n";
+    const ModelInfo& start = find_model((dir / "start.stencil").string());
+    const auto sp = start.box(Params{}, nx, ny, 1);
+    for (Backend b : {Backend::cpu, Backend::omp}) {
+        auto eng = engine<double>(start, *sp, b, nullptr);
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i) {
+                EXPECT_EQ(eng->field("u").at(i, j), k[std::size_t(j * nx + i)]) << i << "," << j;
+                EXPECT_EQ(eng->field("v").at(i, j), 2.0);
             }
     }
     write(float(0), 3);

@@ -148,6 +148,10 @@ public:
                             u.at(i, j, k) = T(init(f, w.global_index(0, i), w.global_index(1, j), w.global_index(2, k)));
                         }
             }
+            // Fields whose initial values a model reads from files (a stencil file's file("...")).
+            if constexpr (requires { problem.template initial_values<T>(); })
+                for (auto& [name, values] : problem.template initial_values<T>())
+                    set_field(name, sub_ ? window_of(values, sub_->window) : values);
         }
     }
 

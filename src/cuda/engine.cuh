@@ -251,6 +251,10 @@ public:
                     buffers_.current(f).origin(), g, init, f, sub_ ? sub_->window : whole);
                 STRATA_CUDA_CHECK_LAUNCH();
             }
+            // Fields whose initial values a model reads from files (a stencil file's file("...")).
+            if constexpr (requires { problem.template initial_values<T>(); })
+                for (auto& [name, values] : problem.template initial_values<T>())
+                    set_field(name, sub_ ? window_of(values, sub_->window) : values);
         }
         if (points_.active()) {
             const std::vector<T>* traces = initial ? initial->array("traces") : nullptr;

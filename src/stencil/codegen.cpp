@@ -81,7 +81,7 @@ Layout plan(const Spec& spec) {
     const std::string supported =
         " (generated models take, so far: up to 4 fields read through neighbourhoods of radius up to 4, fields "
         "and coefficients read at their cell, the zero, fixed, mirror (radius 1, star) or periodic boundary, "
-        "initial values from files for coefficients)";
+        "values from expressions or files)";
     Layout l;
     for (const Update& u : spec.updates)
         walk(*u.value, [&](const Expr& e) {
@@ -100,9 +100,6 @@ Layout plan(const Spec& spec) {
                 l.hoods.push_back(f);
             }
         });
-    for (const FieldDef& f : spec.fields)
-        if (!f.coefficient && !f.file.empty())
-            throw error_at(spec, f.at, "initial values from a file cannot run yet (coefficients can)" + supported);
     std::vector<const FieldDef*> hoods;  // in the file's order
     for (const FieldDef& f : spec.fields)
         if (l.hood(f.name)) hoods.push_back(&f);
@@ -418,8 +415,16 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "    template <class T>\n    std::vector<std::pair<std::string, HostField<T>>> coefficients() const {\n"
       << "        std::vector<std::pair<std::string, HostField<T>>> out;\n";
     for (const FieldDef* f : l.coefs)
-        o << "        out.emplace_back(\"" << f->name << "\", coefficient<T>(\"" << f->name << "\", initial(), " << l.index(f->name)
-          << "));\n";
+        o << "        out.emplace_back(\"" << f->name << "\", field_values<T>(\"" << f->name << "\", initial(), "
+          << l.index(f->name) << "));\n";
+    o << "        return out;\n    }\n"
+      << "    // The initial values read from files (the engines set them over the initial state).\n"
+      << "    template <class T>\n    std::vector<std::pair<std::string, HostField<T>>> initial_values() const {\n"
+      << "        std::vector<std::pair<std::string, HostField<T>>> out;\n";
+    for (const FieldDef& f : spec.fields)
+        if (!f.coefficient && !f.file.empty())
+            o << "        out.emplace_back(\"" << f.name << "\", field_values<T>(\"" << f.name << "\", initial(), "
+              << l.index(f.name) << "));\n";
     o << "        return out;\n    }\n\n";
     o << "    // x, y, z in [0, 1]: the cell's centre.\n    struct Initial {\n        double p[" << spec.params.size() + 1
       << "];\n        int nx, ny, nz;\n"

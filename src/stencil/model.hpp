@@ -72,9 +72,10 @@ public:
     void report(Engine& e, Report& r) const override;
     SnapshotSpec snapshot_spec() const override;
 
-    // A coefficient's values (field `f` of the model): from its file, or its expression in `init`.
+    // A field's values (field `f` of the model) on the whole grid: from its file, or its expression
+    // in `init` (the coefficients', and the initial values read from files).
     template <class T, class Initial>
-    HostField<T> coefficient(const std::string& name, const Initial& init, int f) const {
+    HostField<T> field_values(const std::string& name, const Initial& init, int f) const {
         const Extent e = extent();
         HostField<T> out(e);
         const std::vector<double> file = file_values(name);
