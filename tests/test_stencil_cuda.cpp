@@ -221,7 +221,8 @@ TEST(StencilCuda, Heat7FileEqualsBuiltinBitwise) {
 
 // Cells-only models on every strategy that serves them against the CPU: 3D with radius 2, a box
 // offset, two neighbourhood fields, pointwise fields, a coefficient and the periodic boundary
-// (tests/stencils/mixed3d.stencil); variable-wave.stencil (radius 2, a coefficient, zero ghosts);
+// (tests/stencils/mixed3d.stencil); variable-wave.stencil and wave8.stencil (radius 2 and 4, a
+// coefficient, zero ghosts);
 // 2D with radius 3 and box offsets (tests/stencils/wide2d.stencil); the fixed boundary
 // (tests/stencils/fixed3d.stencil: the ghosts of both buffers at its value). Odd sizes, smaller and larger
 // than a tile; every field compared.
@@ -257,6 +258,8 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     cells_match_cpu<double>(mixed, 45, 21, 10, 5);
     cells_match_cpu<float>(example("variable-wave.stencil"), 41, 23, 17, 6);
     cells_match_cpu<double>(example("variable-wave.stencil"), 41, 23, 17, 6);
+    cells_match_cpu<float>(example("wave8.stencil"), 41, 23, 17, 6);
+    cells_match_cpu<double>(example("wave8.stencil"), 41, 23, 17, 6);
     cells_match_cpu<float>(wide, 77, 29, 1, 5);
     cells_match_cpu<double>(wide, 77, 29, 1, 5);
     cells_match_cpu<double>(wide, 5, 4, 1, 2);
