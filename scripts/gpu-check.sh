@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, stencil, grayscott, mpi, scaling, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
+# heat2d, stencil, grayscott, cells, mpi, sanitize-mpi, scaling, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -75,6 +75,40 @@ if want stencil; then  # stencil files (#18): their GPU tests, the first and a c
   bench examples/stencils/apf.stencil -n 8193 --precision fp32,fp64 --depth 2,4
   bench examples/stencils/barkley.stencil --precision fp32,fp64 --depth 4,8
   unset STRATA_CACHE_DIR
+fi
+if want cells; then  # cells-only stencil files (#18): their GPU tests, the built-in kernels they touch, rates against the built-ins
+  export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
+  $build/tests/strata_gpu_tests --gtest_filter='StencilCuda.Heat7*:StencilCuda.CellsOnly*:*Strategy*/naive*:*Strategy*/smem*' \
+    > "$out/tests-cells.txt" 2>&1 || true
+  grep -E "^\[  PASSED|^\[  FAILED|tests ran|Failure|Expected|Which is|rel err" "$out/tests-cells.txt" | head -30
+  bench heat3d --stencil 7pt --precision fp32,fp64 --kernels naive,smem,cached,temporal --depth 4
+  bench examples/stencils/heat7.stencil --precision fp32,fp64
+  bench wave3d --precision fp32,fp64 --kernels naive,async
+  bench examples/stencils/wave8.stencil --precision fp32,fp64
+  unset STRATA_CACHE_DIR
+fi
+if want sanitize-mpi; then  # compute-sanitizer on each of two ranks sharing the GPU: the halo pack/unpack kernels (#19)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 STRATA_SHARE_GPUS=1
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  while read -r tool args; do
+    log=$(mktemp)
+    timeout 240 mpirun -np 2 -x STRATA_SHARE_GPUS -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
+      -x NVSHMEM_DISABLE_NVLS compute-sanitizer --tool "$tool" --error-exitcode 99 $build/strata run $args \
+      --backend cuda --quiet --out "$(mktemp -d)" > "$log" 2>&1
+    rc=$?
+    summaries=$(grep -cE "ERROR SUMMARY: 0 errors|\(0 errors" "$log")
+    printf '%-9s %-70s rc=%d clean ranks=%s of 2\n' "$tool" "$args" "$rc" "$summaries" | tee -a "$out/sanitize-mpi.txt"
+    [[ $rc -ne 0 || $summaries -ne 2 ]] && grep -E "=========|error" "$log" | head -12
+    rm -f "$log"
+  done <<'CASES'
+memcheck heat3d -n 37 --steps 5 --stencil 27pt --decomp 1x1x2 --kernel cached
+racecheck heat3d -n 37 --steps 5 --stencil 27pt --decomp 1x1x2 --kernel cached
+memcheck apf -n 70 -i 7 -x 1 -y 2 --kernel temporal --depth 3
+initcheck apf -n 70 -i 7 -x 2 -y 1 --kernel multi4
+memcheck wave3d -n 29 --steps 5 --decomp 1x2x1 --kernel async --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,5
+memcheck examples/stencils/gray-scott.stencil -n 67 --steps 7 --decomp 2x1 --kernel temporal --depth 3
+memcheck examples/stencils/heat7.stencil -n 29 --steps 5 --decomp 1x1x2 --kernel stream
+CASES
 fi
 if want grayscott; then  # two neighbourhood fields (#18): the GPU test, every strategy against the CPU, the rate against torch.compile (carry .peers)
   ctest --test-dir $build -R 'TwoNeighbourhood' --output-on-failure > "$out/tests-grayscott.txt" 2>&1 || true
@@ -208,7 +242,8 @@ if want sanitize; then  # compute-sanitizer over every CUDA strategy of every mo
   for model in ${SANITIZE_MODELS:-apf heat2d heat3d wave3d examples/stencils/barkley.stencil examples/stencils/heat-periodic.stencil examples/stencils/gray-scott.stencil}; do
     [[ $model == *.stencil ]] && $build/strata run $model -n 8 --steps 1 > /dev/null
     case $model in
-      apf) sizes=("-n 70 -i 7") ;; heat2d | *.stencil) sizes=("-n 67 --steps 7") ;;
+      apf) sizes=("-n 70 -i 7") ;; heat2d) sizes=("-n 67 --steps 7") ;;
+      *.stencil) if grep -q "^dims 3" "$model"; then sizes=("-n 29 --steps 5"); else sizes=("-n 67 --steps 7"); fi ;;
       heat3d) sizes=("-n 37 --steps 5 --stencil 7pt" "-n 37 --steps 5 --stencil 19pt" "-n 37 --steps 5 --stencil 27pt") ;;
       wave3d) sizes=("-n 29 --steps 5 --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,5") ;;
     esac

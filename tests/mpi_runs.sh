@@ -63,6 +63,14 @@ for g in 1x2 2x1 3x2 2x2; do split periodic "$g" omp "$examples/heat-periodic.st
 one grayscott "$examples/gray-scott.stencil" -n 37 --steps 30
 for g in 2x1 2x2; do split grayscott "$g" omp "$examples/gray-scott.stencil" -n 37 --steps 30; done
 
+# Cells-only stencil files (tests/stencils): radius 2 with a box offset, fields at the cell, a
+# coefficient of the position, periodic; the fixed boundary.
+mixed="$(dirname "$0")/stencils/mixed3d.stencil" fixed="$(dirname "$0")/stencils/fixed3d.stencil"
+one mixed "$mixed" -n 23 --steps 12
+for g in 1x1x2 2x2x1 1x3x1; do split mixed "$g" omp "$mixed" -n 23 --steps 12; done
+one fixed "$fixed" -n 21 --steps 10
+for g in 1x1x2 2x1x2; do split fixed "$g" omp "$fixed" -n 21 --steps 10; done
+
 # Restart on another number of ranks: 4, then 2, then 1, as the uninterrupted run.
 w=(wave3d --nx 40 --ny 36 --nz 44 --source 0.5,0.5,0.5385 --receiver-line 0.1,0.1,0.1,0.85,0.85,0.85,17 --quiet)
 "$strata" run "${w[@]}" --steps 60 --out "$work/r" --checkpoint "$work/r.full.chk" > /dev/null 2>&1

@@ -53,6 +53,12 @@ for k in $(kernels "$examples/gray-scott.stencil"); do  # two neighbourhood fiel
   case_ grayscott 2x1 "$k" "$examples/gray-scott.stencil" -n 99 --steps 30 --precision fp64
 done
 
+mixed="$(dirname "$0")/stencils/mixed3d.stencil"  # cells-only: radius 2, a box offset, periodic
+for k in $(kernels "$mixed"); do case_ mixed 1x1x2 "$k" "$mixed" -n 45 --steps 12 --precision fp64; done
+for k in $(kernels "$examples/wave8.stencil"); do
+  case_ wave8 2x1x1 "$k" "$examples/wave8.stencil" -n 41 --steps 12 --precision fp32
+done
+
 # -k: the halos are not exchanged, and the state must then differ (the comparison sees it).
 "$strata" run apf -n 300 -i 60 --backend cuda --kernel multi4 --quiet --checkpoint "$work/k1.chk" > /dev/null 2>&1
 mpirun -np 2 -x STRATA_SHARE_GPUS "$strata" run apf -n 300 -i 60 -x 1 -y 2 -k --backend cuda --kernel multi4 --quiet \

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -221,6 +222,19 @@ TEST(StencilRun, WhatCannotRunYetIsRefusedWhereTheFileAsksForIt) {
     EXPECT_NE(where.find(".stencil:3:10: an update that depends on the position cannot run yet"), std::string::npos)
         << where;
     EXPECT_NO_THROW(find_model(example("variable-wave.stencil")));  // 3D, radius 2, a coefficient
+    // Two fields of radius 4 in 3D: smem's tile and stream's ring would not fit in shared memory.
+    const fs::path wide = fs::temp_directory_path() / ("strata-wide3d-" + std::to_string(getpid()) + ".stencil");
+    std::ofstream(wide) << "dims 3\nfield u = 0\nfield v = 0\nu' = u[4,0,0] + v[0,0,-4]\nv' = v[0,4,0] + u\n";
+    const ModelInfo& w = find_model(wide.string());
+    fs::remove(wide);
+    EXPECT_TRUE(w.cells_only);
+    std::map<std::string, std::string> refused(w.refused.begin(), w.refused.end());
+    EXPECT_NE(refused["smem"].find("75 KB of shared memory in fp64 (2 field(s)); 48 KB is the most"), std::string::npos)
+        << refused["smem"];
+    EXPECT_NE(refused["stream"].find("165 KB of shared memory in fp64 (2 field(s)); 99 KB is the most"),
+              std::string::npos)
+        << refused["stream"];
+    EXPECT_NE(refused["planes"].find("cell by cell"), std::string::npos) << refused["planes"];
     const std::string none = message([] { find_model("/nonexistent/x.stencil"); });
     EXPECT_NE(none.find("cannot open the stencil file"), std::string::npos) << none;
 }

@@ -120,6 +120,19 @@ constexpr bool smem_fits() {
     return smem_tile_bytes<Model>() <= 48 * 1024;
 }
 
+// The stream strategy's ring for a cells-only 3D model: 2R+1+2 planes of a 32 x 16 tile and its
+// halo, per neighbourhood field, in dynamic shared memory; sized for fp64 and kept within 99 KB
+// (what a block may take on every architecture since sm_80 but sm_80's 163 KB).
+template <class Model>
+constexpr long stream_ring_bytes() {
+    constexpr long R = Model::radius;
+    return (2 * R + 1 + 2) * (32 + 2 * R) * (16 + 2 * R) * hoods<Model>() * long(sizeof(double));
+}
+template <class Model>
+constexpr bool stream_fits() {
+    return Model::dims == 3 && stream_ring_bytes<Model>() <= 99 * 1024;
+}
+
 // Whether the temporal strategies fit the model: their tiles hold at most two neighbourhood fields
 // on chip (shared memory and registers), and advance the radius-1 stencils of the built-in shape.
 template <class Model>

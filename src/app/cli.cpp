@@ -311,7 +311,7 @@ CommandLine::CommandLine() {
         "  strata bench apf -n 256 --kernels planes --graphs both\n"
         "  strata bench apf --kernels multi4,temporal --depth 2,4,8\n"
         "  strata bench apf -n 4096 --snapshot-every 100     # step rate with and without snapshots");
-    bench_cmd->add_option("model", bench.model, "apf, heat2d, heat3d or wave3d")->required();
+    bench_cmd->add_option("model", bench.model, "apf, heat2d, heat3d, wave3d, or a .stencil file")->required();
     bench_cmd->add_option("-n", bench.n, "Problem size (default 8192 for 2D models, 512 for 3D ones)");
     stencil_opt = bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt (default 7pt)");
     bench_cmd->add_option("--precision", bench_precision, "fp32, fp64 or fp32,fp64")->capture_default_str();

@@ -59,13 +59,18 @@ ModelInfo registered_model() {
                                std::to_string(Kernel::radius) + "-cell halo takes " +
                                std::to_string(smem_tile_bytes<Kernel>() / 1024) + " KB of shared memory in fp64 (" +
                                std::to_string(hoods<Kernel>()) + " field(s)); 48 KB is the most");
+        if constexpr (Kernel::dims == 3 && !stream_fits<Kernel>())
+            refuse("stream", "its ring of " + std::to_string(2 * Kernel::radius + 3) + " planes of a 32 x 16 tile with a " +
+                                 std::to_string(Kernel::radius) + "-cell halo takes " +
+                                 std::to_string(stream_ring_bytes<Kernel>() / 1024) + " KB of shared memory in fp64 (" +
+                                 std::to_string(hoods<Kernel>()) + " field(s)); 99 KB is the most");
         const std::string why =
             "the streaming strategies take what only the built-in models give (heat3d's plane sums, wave3d's "
             "Laplacian rings, the 2D sliding rows' radius-1 star without coefficients); this model's update reads "
-            "its neighbourhood cell by cell, which naive and smem serve";
+            "its neighbourhood cell by cell, which naive, smem and (in 3D) stream serve";
         auto refuse_ladder = [&](const auto& docs) {
             for (const auto& d : docs)
-                if (d.name != "naive" && d.name != "smem") refuse(d.name, why);
+                if (d.name != "naive" && d.name != "smem") refuse(d.name, why);  // (stream is the cells' own)
         };
         if constexpr (Kernel::dims == 2)
             refuse_ladder(cuda::kStrategies2d);

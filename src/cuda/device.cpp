@@ -38,7 +38,7 @@ std::vector<std::string> names_of(const std::array<StrategyDoc, N>& docs, bool c
 // Calls f with the strategy docs of a model's ladder.
 template <class F>
 auto with_docs(Ladder l, F&& f) {
-    if (l.cells_only) return f(kStrategiesCells);
+    if (l.cells_only) return l.dims == 2 ? f(kStrategiesCells2d) : f(kStrategiesCells3d);
     if (l.radius == 4) return f(kStrategiesWave);
     return l.dims == 2 ? f(kStrategies2d) : f(kStrategies3d);
 }
@@ -87,10 +87,11 @@ std::string default_kernel(Ladder l, int points, std::int64_t cells) {
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
-    // A cells-only model: naive, whose reuse the caches catch; smem holds a tile and its halo per
-    // field, which beyond radius 1 is mostly halo (unmeasured against each other: `strata tune`
-    // measures both).
-    if (l.cells_only) return "naive";
+    // A cells-only model: in 3D stream (each cell read about once per sweep, plus its tile's halo,
+    // the reads in flight while a plane is computed); in 2D naive, whose reuse the caches catch
+    // (smem holds a tile and its halo per field, which beyond radius 1 is mostly halo). Where
+    // stream does not fit the model (its ring), naive (engine.cuh).
+    if (l.cells_only) return l.dims == 3 ? "stream" : "naive";
     // apf 8192^2: temporal depth 4 is 2.98x (fp32) and 2.42x (fp64) the best single sweep.
     if (dims == 2) return "temporal";
     if (radius == 4) return "async";  // wave3d: 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%

@@ -177,7 +177,7 @@ Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, st
         return std::string();
     };
     std::string fallback = default_kernel(ladder<Model>(), Model::stencil_points, cells);
-    if (!refusal(fallback).empty()) fallback = "multi4";
+    if (!refusal(fallback).empty()) fallback = cells_only<Model>() ? "naive" : "multi4";
     const std::string want = name.empty() ? fallback : name;
     std::string known;
     for (const auto& s : strategies<Model>()) {

@@ -436,6 +436,65 @@ __global__ void __launch_bounds__(BX* BY)
     }
 }
 
+// stream: the 2.5D sweep for a cells-only model (model.hpp), whose update reads its neighbourhood
+// cell by cell. A BX x BY block marches its tile along z over a chunk of planes; a ring of S =
+// 2R+1+A shared-memory stages holds planes z-R .. z+R of the tile and its R-deep halo (per
+// neighbourhood field), and cp.async copies the A planes after those, so they are in flight while
+// plane z is computed. A cell is read from global memory (TX TY) / (BX BY) times per sweep (its
+// neighbours' halos, mostly from L2: the blocks of one chunk of planes run side by side) and
+// written once. Ghost cells are read as they are, through load_index (the zero or fixed layer, a
+// mirror, a period away). Per plane z: wait for this thread's copies of plane z+R, one barrier
+// (every copy of plane z+R is visible, and nobody reads the stage of plane z-R-1 any more), copy
+// plane z+R+A into that stage, update plane z from the ring.
+template <class Model, int BX, int BY, int A>
+__global__ void __launch_bounds__(BX* BY)
+    stream3d(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk) {
+    using T = typename Model::value_type;
+    constexpr int R = Model::radius, H = hoods<Model>(), TX = BX + 2 * R, TY = BY + 2 * R, CELLS = TX * TY;
+    constexpr int S = 2 * R + 1 + A;
+    constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of H planes of CELLS
+    const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R;
+    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int tid = threadIdx.y * BX + threadIdx.x;
+
+    auto stage = [&](int q) { return ring + ((q - z0 + R) % S) * (H * CELLS); };
+    auto issue = [&](int q) {  // plane q's copies as one commit group (empty past the chunk's last plane + R)
+        if (q < z1 + R) {
+            const std::int64_t zo = std::int64_t(load_index<mirror, periodic>(q, g.nz)) * g.plane;
+            T* st = stage(q);
+            for (int c = tid; c < CELLS; c += BX * BY) {
+                const int ty = c / TX, tx = c - ty * TX;
+                const std::int64_t from = zo + std::int64_t(load_index<mirror, periodic>(y0 + ty, g.ny)) * g.pitch +
+                                          load_index<mirror, periodic>(x0 + tx, g.nx);
+#pragma unroll
+                for (int h = 0; h < H; ++h) cp_async<sizeof(T)>(st + h * CELLS + c, hood_in<Model>(f, h) + from);
+            }
+        }
+        cp_async_commit();
+    };
+
+    for (int q = z0 - R; q < z0 + R + A; ++q) issue(q);
+    const int i = x0 + R + threadIdx.x, j = y0 + R + threadIdx.y;
+    const bool active = i < g.nx && j < g.ny;
+    const int own = (threadIdx.y + R) * TX + threadIdx.x + R;
+    for (int z = z0; z < z1; ++z) {
+        const std::int64_t c = g.at(i, j, z);
+        typename Model::Point p{};
+        if (active) p = m.load_point(f, c);
+        cp_async_wait<A - 1>();  // plane z+R's copies; the A - 1 after it may still be in flight
+        __syncthreads();
+        issue(z + R + A);
+        if (!active) continue;
+        const T* planes[2 * R + 1];
+#pragma unroll
+        for (int d = 0; d < 2 * R + 1; ++d) planes[d] = stage(z - R + d) + own;
+        auto at = [&](int h, int di, int dj, int dk) { return planes[dk + R][h * CELLS + dj * TX + di]; };
+        m.store(neighbourhood<Model>(at), p, f, c);
+    }
+}
+
 // tma: async's sweep with its loads on the Tensor Memory Accelerator, warp-specialized (CudaDMA's
 // split, tma.cuh). Threads (BX, BY + 1): the last row of threads is the DMA warp, whose first
 // lane copies each plane's tile with its halo (TXP x TY elements from (xb - OFF, yb - 1), the

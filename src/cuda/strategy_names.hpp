@@ -47,11 +47,15 @@ inline constexpr std::array<StrategyDoc, 11> kStrategies3d{{
      true, false, true},
 }};
 
-// A cells-only model's (model.hpp: a stencil file's in 3D, or wider than the 2D ladder takes).
-inline constexpr std::array<StrategyDoc, 2> kStrategiesCells{{
+// A cells-only model's (model.hpp: a stencil file's in 3D, or wider than the 2D ladder takes);
+// in 2D the first two.
+inline constexpr std::array<StrategyDoc, 3> kStrategiesCells3d{{
     {"naive", "one thread per cell, every neighbour from global memory through the caches"},
     {"smem", "a 32x8 (2D) or 32x4x4 (3D; 32x4x2 beyond radius 1) tile and its halo in shared memory"},
+    {"stream", "2.5D: 32x16 tiles march along z, planes z-R..z+R and their halo in a shared-memory ring, "
+               "cp.async copies 2 ahead", true},
 }};
+inline constexpr std::array<StrategyDoc, 2> kStrategiesCells2d{{kStrategiesCells3d[0], kStrategiesCells3d[1]}};
 
 // The radius-4 wave model (wave_strategies.cuh).
 inline constexpr std::array<StrategyDoc, 3> kStrategiesWave{{
