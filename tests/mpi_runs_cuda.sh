@@ -3,7 +3,7 @@
 # kernel on each rank's window (its halos staged through the host over MPI) must give the bits of
 # the same kernel on the whole grid. Ranks share the GPUs there are (STRATA_SHARE_GPUS=1), so it
 # runs on a machine of one GPU. HALOS=nccl: the halos over NCCL instead (one GPU per rank: the
-# cases of more ranks than GPUs are skipped). Usage: tests/mpi_runs_cuda.sh STRATA EXAMPLES_DIR
+# cases of more ranks than GPUs are skipped). ONLY=NAME,...: only the cases of those names. Usage: tests/mpi_runs_cuda.sh STRATA EXAMPLES_DIR
 source "$(dirname "$0")/mpi_common.sh" "$@"
 export STRATA_SHARE_GPUS=1
 passed=0
@@ -15,6 +15,7 @@ gpus=$(nvidia-smi -L | wc -l)
 case_() {
   local name=$1 grid=$2 kernel=$3; shift 3
   local tag="$name.$kernel.$grid.$halos"
+  [[ -n ${ONLY:-} && ",$ONLY," != *",$name,"* ]] && return  # ONLY=NAME,...: those cases alone
   if [ "$halos" = nccl ] && [ "$(ranks "$grid")" -gt "$gpus" ]; then return; fi
   "$strata" run "$@" --backend cuda --kernel "$kernel" --quiet --out "$work/$tag.1" \
     --checkpoint "$work/$tag.1.chk" > "$work/$tag.1.txt" 2>&1 || { fail "$tag on one process: $(grep -m1 error "$work/$tag.1.txt")"; return; }
