@@ -212,7 +212,7 @@ def main():
               "examples/stencils/heat2d.stencil --precision fp32,fp64 --depth 4,8"),
              ("apf.stencil", "apf --precision fp32,fp64 --depth 2,4",
               "examples/stencils/apf.stencil -n 8193 --precision fp32,fp64 --depth 2,4")]
-    stencil_runs = [text for _, text in runs if "$ strata bench examples/stencils/" in text][-1:]
+    stencil_runs = [text for _, text in runs if "$ strata bench examples/stencils/heat2d.stencil" in text][-1:]
     if stencil_runs:
         text = stencil_runs[0]
         compiled = [float(x) for x in re.findall(r"generated and compiled in ([\d.]+) s", text)]
@@ -239,6 +239,26 @@ def main():
         stencil_table = table
     else:
         stencil_table = []
+    # Cells-only stencil files (#18): heat7 and wave8 against heat3d 7pt and wave3d, same run: the
+    # strategies both have, and each one's best single sweep.
+    cells_runs = [text for _, text in runs if "$ strata bench examples/stencils/heat7.stencil" in text][-1:]
+    for name, builtin, generated in [("heat7.stencil", "heat3d --stencil 7pt", "examples/stencils/heat7.stencil"),
+                                     ("wave8.stencil", "wave3d", "examples/stencils/wave8.stencil")]:
+        if not cells_runs:
+            break
+        a, b = rows(cells_runs[0], "strata bench " + builtin + " "), rows(cells_runs[0], "strata bench " + generated)
+        common = [k for k in a if k in b]
+        if common:
+            worst = max(abs(b[k]["ms"] / a[k]["ms"] - 1) for k in common)
+            kernels = ", ".join(sorted({k[0] for k in common}))
+            lines.append(f"| `{name}` against {builtin.split()[0]}, 512³, the strategies both have ({kernels}) | "
+                         f"within 3% | at most {100 * worst:.1f}% ({len(common)} rows) |")
+        for prec in ("fp32", "fp64"):
+            if any(k[2] == prec for k in a) and any(k[2] == prec for k in b):
+                _, ka, va = best(a, prec)
+                _, kb, vb = best(b, prec)
+                lines.append(f"| `{name}` 512³ {prec}, best single sweep against {builtin.split()[0]}'s | within 3% | "
+                             f"`{kb[0]}` {vb['pct']}% of copy against `{ka[0]}` {va['pct']}% |")
     # Gray-Scott (#18): two fields read through neighbourhoods, against torch.compile in the same run.
     gs = latest_rows(runs, "strata bench examples/stencils/gray-scott.stencil")
     gs_text = [text for _, text in runs if "$ strata bench examples/stencils/gray-scott.stencil" in text][-1:]
