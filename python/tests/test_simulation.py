@@ -207,6 +207,20 @@ def test_a_stencil_file_is_a_model():
     assert report["max_u"] == 1.0
 
 
+def test_a_3d_stencil_file_with_a_coefficient():
+    # A cells-only model (3D, radius 2, a coefficient of the position): the field's shape (z, y, x),
+    # a NumPy state set and advanced, the same figures as the CLI's.
+    path = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "stencils",
+                                         "variable-wave.stencil"))
+    sim = strata.Simulation(path, n=12, nz=9, steps=0)
+    p = sim.field("p")
+    assert p.shape == (9, 12, 12)
+    sim.advance(4)
+    report = strata.run(path, n=12, nz=9, steps=4, backend="cpu")
+    assert sim.observables()["max_p"] == report["max_p"]
+    assert sim.observables()["rms_q"] == report["rms_q"]
+
+
 def test_strata_imported_first_leaves_numpy_whole():
     # The module is loaded RTLD_GLOBAL and exports libstrata's symbols alone (exports.map): NumPy,
     # imported after it, keeps its own C++ runtime; a stencil file still runs.
