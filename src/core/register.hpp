@@ -48,35 +48,37 @@ ModelInfo registered_model() {
     m.mirror = Kernel::mirror;
     m.periodic = periodic_boundary<Kernel>();
     m.cells_only = cells_only<Kernel>();
-    if constexpr (cells_only<Kernel>()) {  // strategies.cuh's cell_strategies: naive, and smem where it fits
+    if constexpr (cells_only<Kernel>()) {  // strategies.cuh's cell_strategies: naive; smem and stream where they fit
         auto refuse = [&](std::string_view k, const std::string& why) {
             for (const auto& r : m.refused)
                 if (r.first == k) return;
             m.refused.emplace_back(std::string(k), why);
         };
+        auto too_big = [](const std::string& what, long bytes, long most) {
+            return what + " with a " + std::to_string(Kernel::radius) + "-cell halo takes " +
+                   std::to_string(bytes / 1024) + " KB of shared memory in fp64 (" + std::to_string(hoods<Kernel>()) +
+                   " field(s)); " + std::to_string(most) + " KB is the most";
+        };
+        const std::string brick = Kernel::dims == 2 ? "8" : "4 x " + std::to_string(smem_brick_z<Kernel>());
         if constexpr (!smem_fits<Kernel>())
-            refuse("smem", "its tile of 32 x " + (Kernel::dims == 2 ? std::string("8") : "4 x " + std::to_string(smem_brick_z<Kernel>())) + " cells with a " +
-                               std::to_string(Kernel::radius) + "-cell halo takes " +
-                               std::to_string(smem_tile_bytes<Kernel>() / 1024) + " KB of shared memory in fp64 (" +
-                               std::to_string(hoods<Kernel>()) + " field(s)); 48 KB is the most");
+            refuse("smem", too_big("its tile of 32 x " + brick + " cells", smem_tile_bytes<Kernel>(), 48));
         if constexpr (Kernel::dims == 3 && !stream_fits<Kernel>())
-            refuse("stream", "its ring of " + std::to_string(2 * Kernel::radius + 3) + " planes of a 32 x 16 tile with a " +
-                                 std::to_string(Kernel::radius) + "-cell halo takes " +
-                                 std::to_string(stream_ring_bytes<Kernel>() / 1024) + " KB of shared memory in fp64 (" +
-                                 std::to_string(hoods<Kernel>()) + " field(s)); 99 KB is the most");
+            refuse("stream", too_big("its ring of " + std::to_string(2 * Kernel::radius + 3) + " planes of a 32 x 16 tile",
+                                     stream_ring_bytes<Kernel>(), 99));
         const std::string why =
             "the streaming strategies take what only the built-in models give (heat3d's plane sums, wave3d's "
             "Laplacian rings, the 2D sliding rows' radius-1 star without coefficients); this model's update reads "
             "its neighbourhood cell by cell, which naive, smem and (in 3D) stream serve";
-        auto refuse_ladder = [&](const auto& docs) {
+        auto refuse_ladder = [&](const auto& docs) {  // the built-in ladder of the model's shape
             for (const auto& d : docs)
-                if (d.name != "naive" && d.name != "smem") refuse(d.name, why);  // (stream is the cells' own)
+                if (d.name != "naive" && d.name != "smem") refuse(d.name, why);
         };
         if constexpr (Kernel::dims == 2)
             refuse_ladder(cuda::kStrategies2d);
+        else if constexpr (Kernel::radius == 4)
+            refuse_ladder(cuda::kStrategiesWave);
         else
-            refuse_ladder(Kernel::radius == 4 ? std::vector(cuda::kStrategiesWave.begin(), cuda::kStrategiesWave.end())
-                                              : std::vector(cuda::kStrategies3d.begin(), cuda::kStrategies3d.end()));
+            refuse_ladder(cuda::kStrategies3d);
     } else if constexpr (!temporal_fits<Kernel>()) {  // strategies.cuh leaves it out
         m.refused.emplace_back("temporal", "the temporal kernel's tiles hold at most two fields read through "
                                            "neighbourhoods: this model reads " +
