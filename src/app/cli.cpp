@@ -171,12 +171,13 @@ void print_kernels(std::ostream& out, Backend backend, std::string_view model) {
     }
     // Those left out, each reason once with the kernels it keeps out.
     std::vector<std::pair<std::string, std::string>> reasons;  // kernels, why
-    for (const auto& [k, why] : kernels_left_out(backend, model)) {
+    for (const auto& left_out : kernels_left_out(backend, model)) {
+        const std::string& why = left_out.second;
         auto same = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.second == why; });
         if (same == reasons.end())
-            reasons.emplace_back(k, why);
+            reasons.push_back(left_out);
         else
-            same->first += ", " + k;
+            same->first += ", " + left_out.first;
     }
     for (const auto& [kernels, why] : reasons) out << "  (not here: " << kernels << ": " << why << ")\n";
 }
