@@ -235,6 +235,17 @@ TEST(StencilRun, WhatCannotRunYetIsRefusedWhereTheFileAsksForIt) {
               std::string::npos)
         << refused["stream"];
     EXPECT_NE(refused["planes"].find("cell by cell"), std::string::npos) << refused["planes"];
+    // A periodic boundary a period away needs the grid at least as wide as the radius.
+    const fs::path ring = fs::temp_directory_path() / ("strata-ring-" + std::to_string(getpid()) + ".stencil");
+    std::ofstream(ring) << "dims 2\nfield u = 0\nboundary periodic\nu' = u[4,0] + u\n";
+    const ModelInfo& r = find_model(ring.string());
+    fs::remove(ring);
+    const std::string narrow = message([&] { r.box(Params{}, 9, 3, 1); });
+    EXPECT_NE(narrow.find("a periodic grid needs at least the stencil's radius (4) cells along every axis, and this "
+                          "one has 3"),
+              std::string::npos)
+        << narrow;
+    EXPECT_NO_THROW(r.box(Params{}, 9, 4, 1));
     const std::string none = message([] { find_model("/nonexistent/x.stencil"); });
     EXPECT_NE(none.find("cannot open the stencil file"), std::string::npos) << none;
 }
