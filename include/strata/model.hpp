@@ -122,7 +122,8 @@ constexpr bool smem_fits() {
 
 // The stream strategy's ring for a cells-only 3D model: 2R+1+2 planes of a 32 x 16 tile and its
 // halo, per neighbourhood field, in dynamic shared memory; sized for fp64 and kept within 99 KB
-// (what a block may take on every architecture since sm_80 but sm_80's 163 KB).
+// (what a block may take on every architecture since sm_80 but sm_80's 163 KB). The tile and the
+// planes ahead are cell_strategies' launch of stream3d (src/cuda/strategies.cuh): keep them alike.
 template <class Model>
 constexpr long stream_ring_bytes() {
     constexpr long R = Model::radius;

@@ -119,9 +119,13 @@ public:
         require_host_memory(buffers_.count(false) * extent_.padded_cells() * std::int64_t(sizeof(T)),
                             fields_text(problem.model(), buffers_.count(false), extent_, precision_of<T>()),
                             memory_hint<T>());
-        for (int f = 0; f < N; ++f) {  // ghosts at the model's value: no sweep writes them
-            if (buffers_.has_current(f)) fill_ghosts(buffers_.cur[f] = HostField<T>(extent_), T(ghost_value<Model>()));
-            if (buffers_.has_next(f, false)) fill_ghosts(buffers_.next[f] = HostField<T>(extent_), T(ghost_value<Model>()));
+        for (int f = 0; f < N; ++f) {
+            if (buffers_.has_current(f)) buffers_.cur[f] = HostField<T>(extent_);
+            if (buffers_.has_next(f, false)) buffers_.next[f] = HostField<T>(extent_);
+            if constexpr (ghost_value<Model>() != 0) {  // fields start at 0: ghosts at the model's value, no sweep writes them
+                if (buffers_.has_current(f)) fill_ghosts(buffers_.cur[f], T(ghost_value<Model>()));
+                if (buffers_.has_next(f, false)) fill_ghosts(buffers_.next[f], T(ghost_value<Model>()));
+            }
         }
         for (auto& [name, values] : problem.template coefficients<T>())
             buffers_.current(buffers_.index(name)) = sub_ ? window_of(values, sub_->window) : values;

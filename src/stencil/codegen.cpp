@@ -2,8 +2,8 @@
 // strategies take (that of the built-in 2D models, models/heat2d.hpp and aliev_panfilov.hpp, or
 // the cells-only one of model.hpp), so that one set of strategy templates serves built-in and
 // generated models, and the generated Problem class around it. Layout (below) says which a file
-// gets; what no engine takes yet (position-dependent updates, a field's initial values from a
-// file) is refused where the file asks for it.
+// gets; what no engine takes yet (position-dependent updates, a coefficient read at an offset, the
+// mirror boundary beyond radius-1 stars) is refused where the file asks for it.
 #include "stencil/codegen.hpp"
 
 #include <algorithm>
@@ -53,8 +53,8 @@ const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::ca
 // strategy takes (the sliding rows and temporal ones included): 2D, radius-1 star neighbourhoods,
 // at most one pointwise field, no coefficients. Any other (3D, wider or box neighbourhoods,
 // coefficients, several pointwise fields, the fixed boundary) is `cells_only` (model.hpp): its
-// update reads the neighbourhood cell by cell, which naive and smem serve on the GPU, and the CPU
-// backends.
+// update reads the neighbourhood cell by cell, which the CPU backends and, on the GPU, naive, smem
+// and (3D) stream serve.
 struct Layout {
     std::vector<const FieldDef*> hoods, states, coefs;
     bool cells = false;
