@@ -46,6 +46,11 @@ for k in $(kernels wave3d); do
   case_ wave 1x1x2 "$k" "${wave[@]}" --precision fp32
   case_ wave64 2x1x1 "$k" "${wave[@]}" --precision fp64
 done
+# Passes enough for graph replays (64 passes each): the halos inside captured graphs (over NCCL,
+# the exchange is captured with the kernels), and a remainder after them.
+case_ graphs 1x2 multi4 apf -n 300 -i 150 --precision fp32
+case_ graphs 1x1x2 cached heat3d -n 67 --steps 150 --precision fp32
+case_ graphs 2x1x1 temporal heat3d -n 67 --steps 290 --precision fp64 --depth 4
 for k in $(kernels "$examples/heat-periodic.stencil"); do
   case_ periodic 2x2 "$k" "$examples/heat-periodic.stencil" -n 99 --steps 30 --precision fp32
 done

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "strata/core/error.hpp"
 #include "strata/core/field.hpp"
 #include "strata/core/hd.hpp"
 #include "strata/core/types.hpp"
@@ -163,12 +164,20 @@ public:
     // memory; nothing where that rank is -1).
     virtual void transfer(int axis, int dir, const void* send, std::size_t send_bytes, void* recv,
                           std::size_t recv_bytes) = 0;
-    // The same between device buffers, enqueued on `stream` (a cudaStream_t): false where this
-    // subdomain moves host memory only (the caller stages through the host then).
-    virtual bool device_transfer(int axis, int dir, const void* send, std::size_t send_bytes, void* recv,
-                                 std::size_t recv_bytes, void* stream) {
-        (void)axis, (void)dir, (void)send, (void)send_bytes, (void)recv, (void)recv_bytes, (void)stream;
-        return false;
+    // Whether this subdomain moves device memory (device_transfer); else the caller stages
+    // through the host.
+    virtual bool device_transfers() const { return false; }
+    // Both directions of `axis` between device buffers at once (one NCCL group: one launch and one
+    // latency for both), enqueued on `stream` (a cudaStream_t): message `dir` as transfer()'s.
+    struct Message {
+        const void* send;
+        std::size_t send_bytes;
+        void* recv;
+        std::size_t recv_bytes;
+    };
+    virtual void device_transfer(int axis, const Message (&m)[2], void* stream) {
+        (void)axis, (void)m, (void)stream;
+        throw Error("this subdomain moves host memory only");
     }
     // How the halos travel, for the report.
     virtual const char* transport() const { return "MPI"; }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -303,6 +304,8 @@ public:
     }
     std::int64_t step() const override { return step_; }
     void synchronize() override { sync(); }
+    // What the device timed (exchanges over NCCL); host-timed ones are in the subdomain.
+    double exposed_communication_s() const override { return clock_ ? clock_->exposed_s() : 0.0; }
     double timed_advance_ms(std::int64_t steps) override {
         STRATA_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get()));
         advance(steps);
@@ -416,17 +419,21 @@ private:
     void run_steps(std::int64_t steps) {
         std::int64_t passes = steps / depth_;
         const int rest = int(steps % depth_);
-        // Halos staged through the host between passes: no graph holds that.
-        if (use_graphs_ && passes >= kGraphPasses && !exchanging()) {
+        // Halos staged through the host between passes: no graph holds that. NCCL's are on the
+        // stream, and a graph holds them.
+        if (use_graphs_ && passes >= kGraphPasses && (!exchanging() || sub_->device_transfers())) {
             if (odd_) {  // the graph was captured with the buffers in their original roles
                 pass(depth_);
                 --passes;
             }
             if (!graph_)
                 graph_.capture(stream_.get(), [&] {
-                    for (int s = 0; s < kGraphPasses; ++s) pass(depth_);
+                    for (int s = 0; s < kGraphPasses; ++s) pass(depth_, s);
                 });
-            for (; passes >= kGraphPasses; passes -= kGraphPasses) graph_.launch(stream_.get());
+            for (; passes >= kGraphPasses; passes -= kGraphPasses) {
+                graph_.launch(stream_.get());
+                if (clock_) clock_->replayed();
+            }
         }
         for (; passes > 0; --passes) pass(depth_);
         if (rest > 0) pass(rest);
@@ -434,7 +441,8 @@ private:
 
     // One pass: a temporal strategy reads the state and writes it anew in the second buffers (the
     // pointwise state too: neighbouring tiles still read it), then every moved field swaps.
-    void pass(int steps) {
+    // `captured`: the pass's place in the graph being captured (-1: none).
+    void pass(int steps, int captured = -1) {
         const DevGrid& g = buffers_.cur[0].grid();
         auto origin = [](DeviceField<T>& u) { return u.origin(); };
         if (exchanging()) {  // the halos `steps` radii deep from their owners
@@ -448,12 +456,20 @@ private:
                 const FieldRole r = buffers_.role(k);
                 if (r == FieldRole::stencil || (steps > 1 && r == FieldRole::state)) f.p[f.n++] = buffers_.current(k).origin();
             }
-            // Staged through the host, the exchange holds the GPU still: all of it is exposed.
-            sync();
-            const auto t0 = std::chrono::steady_clock::now();
-            halos_.exchange(*sub_, f, g, Model::radius * steps, stream_.get());
-            sync();
-            sub_->exposed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (sub_->device_transfers()) {  // on the stream: the host goes on, the kernels wait on the device
+                if (!clock_) clock_ = std::make_unique<ExchangeClock>();
+                const bool cap = captured >= 0;
+                const int slot = clock_->slot(cap, captured);
+                clock_->ready(slot, stream_.get(), cap);
+                halos_.exchange(*sub_, f, g, Model::radius * steps, stream_.get());
+                clock_->done(slot, stream_.get(), cap);
+            } else {  // staged through the host, the exchange holds the GPU still: all of it is exposed
+                sync();
+                const auto t0 = std::chrono::steady_clock::now();
+                halos_.exchange(*sub_, f, g, Model::radius * steps, stream_.get());
+                sync();
+                sub_->exposed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            }
         }
         if (temporal()) {
             const auto [rd, wr] = buffers_.template pass<T>(origin);
@@ -512,6 +528,7 @@ private:
     Model model_;
     std::shared_ptr<Subdomain> sub_;  // null on one rank
     HaloStage<T, N> halos_;
+    mutable std::unique_ptr<ExchangeClock> clock_;  // exchanges on the device only; reading it waits for them
     Strategy<Model> strategy_;
     LaunchKnobs knobs_;
     int depth_;  // steps per pass

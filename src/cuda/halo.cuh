@@ -2,11 +2,13 @@
 // A rank's halos on the GPU (domain.hpp): the cells to send packed into one buffer by a kernel,
 // sent while the neighbour's arrive (NCCL: device to device on the stream; MPI: staged through
 // pinned host memory), unpacked. Every field of the exchange travels in one message per direction.
+#include <algorithm>
 #include <cstdint>
 
 #include "device_buffer.hpp"
 #include "grid.cuh"
 #include "strata/domain.hpp"
+#include "strata/engine.hpp"
 
 namespace strata::cuda {
 
@@ -36,43 +38,54 @@ __global__ void halo_copy(const HaloFields<T, N> f, const DevGrid g, const HaloB
 template <class T, int N>
 class HaloStage {
 public:
-    // Fills `deep` cells of the halos of the fields (at most the subdomain's halo) from their owners.
+    // Fills `deep` cells of the halos of the fields (at most the subdomain's halo) from their
+    // owners, axis after axis (a box stencil's corners come through the neighbour between).
     void exchange(Subdomain& sub, const HaloFields<T, N>& f, const DevGrid& g, int deep, cudaStream_t s) {
         if (!sub.exchanges() || f.n == 0) return;
-        for (int axis = 0; axis < sub.window.local.dims; ++axis)
+        for (int axis = 0; axis < sub.window.local.dims; ++axis) {
+            HaloBox out[2], in[2];
+            std::size_t n_out[2], n_in[2];
             for (int dir = 0; dir < 2; ++dir) {
-                const HaloBox out = sub.sent(axis, dir, deep), in = sub.received(axis, dir, deep);
-                const std::size_t n_out = std::size_t(out.cells() * f.n), n_in = std::size_t(in.cells() * f.n);
-                if (n_out == 0 && n_in == 0) continue;
-                reserve(std::max(n_out, n_in));
-                if (n_out) {
-                    halo_copy<true><<<blocks(n_out), 256, 0, s>>>(f, g, out, dev_out_.get());
-                    STRATA_CUDA_CHECK_LAUNCH();
+                out[dir] = sub.sent(axis, dir, deep), in[dir] = sub.received(axis, dir, deep);
+                n_out[dir] = std::size_t(out[dir].cells() * f.n), n_in[dir] = std::size_t(in[dir].cells() * f.n);
+            }
+            if (n_out[0] + n_out[1] + n_in[0] + n_in[1] == 0) continue;
+            reserve(std::max(n_out[0] + n_out[1], n_in[0] + n_in[1]));
+            if (sub.device_transfers()) {  // device to device (NCCL), both directions in one group, all on the stream
+                T* const o[2] = {dev_out_.get(), dev_out_.get() + n_out[0]};
+                T* const i[2] = {dev_in_.get(), dev_in_.get() + n_in[0]};
+                Subdomain::Message m[2];
+                for (int dir = 0; dir < 2; ++dir) {
+                    copy<true>(f, g, out[dir], o[dir], n_out[dir], s);
+                    m[dir] = {o[dir], n_out[dir] * sizeof(T), i[dir], n_in[dir] * sizeof(T)};
                 }
-                // Device to device where the subdomain can (NCCL), all on the stream.
-                if (sub.device_transfer(axis, dir, dev_out_.get(), n_out * sizeof(T), dev_in_.get(), n_in * sizeof(T), s)) {
-                    if (n_in) {
-                        halo_copy<false><<<blocks(n_in), 256, 0, s>>>(f, g, in, dev_in_.get());
-                        STRATA_CUDA_CHECK_LAUNCH();
-                    }
-                    continue;
-                }
-                if (n_out)
-                    STRATA_CUDA_CHECK(cudaMemcpyAsync(host_out_.get(), dev_out_.get(), n_out * sizeof(T),
+                sub.device_transfer(axis, m, s);
+                for (int dir = 0; dir < 2; ++dir) copy<false>(f, g, in[dir], i[dir], n_in[dir], s);
+                continue;
+            }
+            for (int dir = 0; dir < 2; ++dir) {  // staged through pinned host memory, a direction at a time
+                copy<true>(f, g, out[dir], dev_out_.get(), n_out[dir], s);
+                if (n_out[dir])
+                    STRATA_CUDA_CHECK(cudaMemcpyAsync(host_out_.get(), dev_out_.get(), n_out[dir] * sizeof(T),
                                                       cudaMemcpyDeviceToHost, s));
                 STRATA_CUDA_CHECK(cudaStreamSynchronize(s));
-                sub.transfer(axis, dir, host_out_.get(), n_out * sizeof(T), host_in_.get(), n_in * sizeof(T));
-                if (n_in) {
-                    STRATA_CUDA_CHECK(
-                        cudaMemcpyAsync(dev_in_.get(), host_in_.get(), n_in * sizeof(T), cudaMemcpyHostToDevice, s));
-                    halo_copy<false><<<blocks(n_in), 256, 0, s>>>(f, g, in, dev_in_.get());
-                    STRATA_CUDA_CHECK_LAUNCH();
-                }
+                sub.transfer(axis, dir, host_out_.get(), n_out[dir] * sizeof(T), host_in_.get(), n_in[dir] * sizeof(T));
+                if (n_in[dir])
+                    STRATA_CUDA_CHECK(cudaMemcpyAsync(dev_in_.get(), host_in_.get(), n_in[dir] * sizeof(T),
+                                                      cudaMemcpyHostToDevice, s));
+                copy<false>(f, g, in[dir], dev_in_.get(), n_in[dir], s);
             }
+        }
     }
 
 private:
-    static unsigned blocks(std::size_t n) { return unsigned(std::min<std::size_t>((n + 255) / 256, 4096)); }
+    template <bool Pack>
+    static void copy(const HaloFields<T, N>& f, const DevGrid& g, const HaloBox& b, T* flat, std::size_t n,
+                     cudaStream_t s) {
+        if (n == 0) return;
+        halo_copy<Pack><<<unsigned(std::min<std::size_t>((n + 255) / 256, 4096)), 256, 0, s>>>(f, g, b, flat);
+        STRATA_CUDA_CHECK_LAUNCH();
+    }
     void reserve(std::size_t n) {
         if (n <= dev_out_.size()) return;
         dev_out_ = DeviceBuffer<T>(n);
@@ -82,6 +95,66 @@ private:
     }
     DeviceBuffer<T> dev_out_, dev_in_;
     PinnedBuffer<T> host_out_, host_in_;
+};
+
+// A rank's exposed communication, timed on the device. Per pass, two events: `ready` where the
+// kernels could have gone on without the halos, `done` where the halos are in; the pass lost
+// max(0, done - ready) to communication (0 when it was hidden behind the interior's update).
+// Plain passes take the slots from kGraphPasses on, round-robin, and a slot is read (waiting for
+// it, long done by then) before it is reused. The passes of a captured graph record into slots
+// 0..kGraphPasses-1, which each replay overwrites: they are read after each replay, so the host
+// waits for a replay before it launches the next (one launch gap per kGraphPasses passes).
+class ExchangeClock {
+public:
+    ExchangeClock() {
+        for (auto& e : events_) STRATA_CUDA_CHECK(cudaEventCreate(&e));
+    }
+    ~ExchangeClock() {
+        for (auto e : events_) cudaEventDestroy(e);
+    }
+    ExchangeClock(const ExchangeClock&) = delete;
+    ExchangeClock& operator=(const ExchangeClock&) = delete;
+
+    // The slot of the next plain pass (`captured`: of the `pass`-th pass of the graph being captured).
+    int slot(bool captured, int pass) {
+        if (captured) return pass;
+        const int s = kGraphPasses + next_;
+        next_ = (next_ + 1) % kGraphPasses;
+        if (pending_[s]) read(s);
+        return s;
+    }
+    void ready(int slot, cudaStream_t s, bool captured) { record(2 * slot, s, captured); }
+    void done(int slot, cudaStream_t s, bool captured) {
+        record(2 * slot + 1, s, captured);
+        pending_[slot] = !captured;
+    }
+    // After a replay of the graph whose passes were timed.
+    void replayed() {
+        for (int s = 0; s < kGraphPasses; ++s) pending_[s] = true;
+        for (int s = 0; s < kGraphPasses; ++s) read(s);
+    }
+    // Seconds lost so far, every slot read.
+    double exposed_s() {
+        for (int s = 0; s < 2 * kGraphPasses; ++s)
+            if (pending_[s]) read(s);
+        return exposed_ms_ / 1e3;
+    }
+
+private:
+    void record(int e, cudaStream_t s, bool captured) {
+        STRATA_CUDA_CHECK(cudaEventRecordWithFlags(events_[e], s, captured ? cudaEventRecordExternal : cudaEventRecordDefault));
+    }
+    void read(int slot) {
+        STRATA_CUDA_CHECK(cudaEventSynchronize(events_[2 * slot + 1]));
+        float ms = 0;
+        STRATA_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * slot], events_[2 * slot + 1]));
+        exposed_ms_ += std::max(0.0f, ms);
+        pending_[slot] = false;
+    }
+    cudaEvent_t events_[4 * kGraphPasses];
+    bool pending_[2 * kGraphPasses] = {};
+    int next_ = 0;
+    double exposed_ms_ = 0;
 };
 
 }  // namespace strata::cuda

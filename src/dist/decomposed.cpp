@@ -90,11 +90,12 @@ public:
                   std::size_t recv_bytes) override {
         sendrecv(send, send_bytes, to(axis, dir), recv, recv_bytes, from(axis, dir), 2 * axis + dir);
     }
-    bool device_transfer(int axis, int dir, const void* send, std::size_t send_bytes, void* recv,
-                         std::size_t recv_bytes, void* stream) override {
-        if (!nccl_) return false;
-        nccl_->sendrecv(send, send_bytes, to(axis, dir), recv, recv_bytes, from(axis, dir), stream);
-        return true;
+    bool device_transfers() const override { return nccl_ != nullptr; }
+    void device_transfer(int axis, const Message (&m)[2], void* stream) override {
+        Nccl::Peer peers[2];
+        for (int dir = 0; dir < 2; ++dir)
+            peers[dir] = {m[dir].send, m[dir].send_bytes, to(axis, dir), m[dir].recv, m[dir].recv_bytes, from(axis, dir)};
+        nccl_->exchange(peers, stream);
     }
     const char* transport() const override { return nccl_ ? "NCCL" : "MPI"; }
     void combine(Reduced* r, int n) override {
@@ -143,7 +144,8 @@ public:
     void synchronize() override { local_->synchronize(); }
     void wait_for(void* stream) override { local_->wait_for(stream); }
     void signal_to(void* stream) override { local_->signal_to(stream); }
-    double exposed_communication_s() const override { return sub_->exposed_s; }
+    // Exchanges timed on the host (the subdomain's) and on the device (the engine's).
+    double exposed_communication_s() const override { return sub_->exposed_s + local_->exposed_communication_s(); }
     void relaunch(const EngineOptions&) override {
         throw UsageError("a run over several ranks keeps the launch it started with (tune on one rank first)");
     }

@@ -89,13 +89,14 @@ Nccl::~Nccl() {
     if (api_ && comm_) api_->destroy(static_cast<ncclComm_t>(comm_));
 }
 
-void Nccl::sendrecv(const void* send, std::size_t send_bytes, int to, void* recv, std::size_t recv_bytes, int from,
-                    void* stream) {
+void Nccl::exchange(const Peer (&p)[2], void* stream) {
     const ncclComm_t comm = static_cast<ncclComm_t>(comm_);
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     STRATA_NCCL("ncclGroupStart", group_start());
-    if (to >= 0) STRATA_NCCL("ncclSend", send(send, send_bytes, ncclChar, to, comm, s));
-    if (from >= 0) STRATA_NCCL("ncclRecv", recv(recv, recv_bytes, ncclChar, from, comm, s));
+    for (const Peer& m : p) {
+        if (m.to >= 0 && m.send_bytes) STRATA_NCCL("ncclSend", send(m.send, m.send_bytes, ncclChar, m.to, comm, s));
+        if (m.from >= 0 && m.recv_bytes) STRATA_NCCL("ncclRecv", recv(m.recv, m.recv_bytes, ncclChar, m.from, comm, s));
+    }
     STRATA_NCCL("ncclGroupEnd", group_end());
 }
 #else
@@ -104,7 +105,7 @@ std::shared_ptr<Nccl> Nccl::open() {
     throw Error("--halos nccl needs a build with CUDA and NCCL's header (nccl.h): use --halos mpi");
 }
 Nccl::~Nccl() = default;
-void Nccl::sendrecv(const void*, std::size_t, int, void*, std::size_t, int, void*) {}
+void Nccl::exchange(const Peer (&)[2], void*) {}
 #endif
 
 }  // namespace strata::dist

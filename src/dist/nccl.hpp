@@ -16,10 +16,19 @@ public:
     Nccl(const Nccl&) = delete;
     Nccl& operator=(const Nccl&) = delete;
 
-    // Enqueues on `stream` (a cudaStream_t), as one group: `send_bytes` to rank `to` and
-    // `recv_bytes` from rank `from` (-1: nobody).
-    void sendrecv(const void* send, std::size_t send_bytes, int to, void* recv, std::size_t recv_bytes, int from,
-                  void* stream);
+    // A message each way: `send_bytes` to rank `to` and `recv_bytes` from rank `from` (-1: nobody).
+    struct Peer {
+        const void* send;
+        std::size_t send_bytes;
+        int to;
+        void* recv;
+        std::size_t recv_bytes;
+        int from;
+    };
+    // Enqueues both directions' messages on `stream` (a cudaStream_t) as one group. Two ranks may
+    // exchange twice in a group (each other's neighbours both ways, around a periodic grid): NCCL
+    // pairs a peer's sends and receives in their order, which is the same on both sides.
+    void exchange(const Peer (&p)[2], void* stream);
 
     struct Api;  // the library's entry points (nccl.cpp)
 
