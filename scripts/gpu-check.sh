@@ -137,24 +137,26 @@ if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same st
   mpi=(mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS)
   echo "\$ strata-peer" | tee -a "$out/bench.txt"
   $build/strata-peer | tee -a "$out/bench.txt" || true  # (one GPU: it says so)
-  scale() {  # ROW ONE_GPU_ARGS -- TWO_GPU_ARGS: the run on one GPU, then on two (halos over MPI, then NCCL)
+  scale() {  # ROW ONE_GPU_ARGS -- TWO_GPU_ARGS: the run on one GPU, then on two (halos over NCCL; SCALING_MPI=1: over MPI too)
     local row=$1; shift
     local one=() two=()
     while [ "$1" != -- ]; do one+=("$1"); shift; done
     shift; two=("$@")
     echo "\$ strata run ${one[*]}   # $row, 1 GPU" | tee -a "$out/bench.txt"
     $build/strata run "${one[@]}" --backend cuda --quiet | grep -E "kernel|Time per step|GCells/s" | tee -a "$out/bench.txt" || true
-    for h in mpi nccl; do
+    for h in ${SCALING_MPI:+mpi} nccl; do
       echo "\$ mpirun -np 2 strata run ${two[*]} --halos $h   # $row, 2 GPUs" | tee -a "$out/bench.txt"
       timeout 300 "${mpi[@]}" $build/strata run "${two[@]}" --backend cuda --halos $h --quiet 2>&1 \
-        | grep -E "error|ranks|Time per step|GCells/s|Per rank|Exposed" | tee -a "$out/bench.txt" || true
+        | grep -E "error|ranks|Time per step|GCells/s|Per rank|Exposed|Halos sent" | tee -a "$out/bench.txt" || true
     done
   }
-  scale "weak heat3d 7pt fp32 (645^3 = 2 x 512^3 on two)" heat3d -n 512 --steps 400 --precision fp32 -- heat3d -n 645 --steps 400 --precision fp32
-  scale "weak wave3d fp32" wave3d -n 512 --steps 200 --precision fp32 -- wave3d --nx 512 --ny 512 --nz 1024 --steps 200 --precision fp32
-  scale "strong wave3d fp32" wave3d --nx 1024 --ny 1024 --nz 512 --steps 100 --precision fp32 -- wave3d --nx 1024 --ny 1024 --nz 512 --steps 100 --precision fp32
-  scale "strong apf 16384^2 fp32 temporal" apf -n 16383 -i 1000 --precision fp32 --kernel temporal -- apf -n 16383 -i 1000 --precision fp32 --kernel temporal -x 1 -y 2
+  # Runs of 1-2 s each, so that what a run pays once (starting, capturing its graph) weighs little.
+  scale "weak heat3d 7pt fp32 (645^3 = 2 x 512^3 on two)" heat3d -n 512 --steps 8000 --precision fp32 -- heat3d -n 645 --steps 8000 --precision fp32
+  scale "weak wave3d fp32" wave3d -n 512 --steps 1500 --precision fp32 -- wave3d --nx 512 --ny 512 --nz 1024 --steps 1500 --precision fp32
+  scale "strong wave3d fp32" wave3d --nx 1024 --ny 1024 --nz 512 --steps 400 --precision fp32 -- wave3d --nx 1024 --ny 1024 --nz 512 --steps 400 --precision fp32
+  scale "strong apf 16384^2 fp32 temporal" apf -n 16383 -i 3000 --precision fp32 --kernel temporal -- apf -n 16383 -i 3000 --precision fp32 --kernel temporal -x 1 -y 2
   scale "strong heat2d 20480^2 fp32, 1000 steps" heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal
+  scale "strong heat2d 20480^2 fp32, 5000 steps" heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal
   [ -d .peers/mgpm ] && bash .peers/mgpm-jacobi.sh 2>&1 | tee -a "$out/bench.txt"
 fi
 if want python; then  # the Python bindings on the GPU: their tests, and what a call costs against the CLI

@@ -150,6 +150,10 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
                {{"gcells_per_s_per_rank", tp.gcells_per_s / dist::size()}, {"ranks", dist::size()}});
         r.line("Exposed communication (s)   : %.6g   (%.1f%% of the wall time, the slowest rank's)",
                {{"exposed_communication_s", exposed}, {"exposed_share_percent", 100 * exposed / std::max(wall_s, 1e-12)}});
+        double sent = engine->halo_bytes_per_step();
+        dist::allreduce_max(&sent, 1);
+        if (sent > 0)
+            r.line("Halos sent per step (MB)    : %.4g   (the busiest rank's)", {{"halo_mb_per_step", sent / 1e6}});
     }
     app::report_kernel(r, k, k.min_bytes_per_cell);
     app::report_roofline(r, o.backend == Backend::cuda, tp.effective_gbs);

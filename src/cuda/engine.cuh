@@ -272,6 +272,11 @@ public:
             STRATA_CUDA_CHECK(
                 cudaMemcpyAsync(device_step_.get(), &step_, sizeof step_, cudaMemcpyHostToDevice, s));
         }
+        // NCCL connects to a peer at the first message (a few hundred ms): the initial halos, their
+        // owners' values already, travel once now, as deep as the halo, so that no step pays for
+        // the connection and no exchange allocates its buffers later (inside a graph's capture).
+        if (exchanging() && sub_->device_transfers())
+            halos_.exchange(*sub_, halo_fields(2), buffers_.cur[0].grid(), sub_->halo, s);
         sync();
     }
 
@@ -306,6 +311,15 @@ public:
     void synchronize() override { sync(); }
     // What the device timed (exchanges over NCCL); host-timed ones are in the subdomain.
     double exposed_communication_s() const override { return clock_ ? clock_->exposed_s() : 0.0; }
+    double halo_bytes_per_step() const override {
+        if (!exchanging()) return 0;
+        double cells = 0;
+        for (int axis = 0; axis < extent_.dims; ++axis)
+            for (int dir = 0; dir < 2; ++dir) cells += double(sub_->sent(axis, dir, Model::radius * depth_).cells());
+        int fields = 0;
+        for (int k = 0; k < N; ++k) fields += int(halo_field(k, depth_));
+        return cells * fields * sizeof(T) / depth_;
+    }
     double timed_advance_ms(std::int64_t steps) override {
         STRATA_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get()));
         advance(steps);
@@ -451,11 +465,7 @@ private:
                 throw Error("the " + strategy_.name + " kernel's " + std::to_string(steps) + " steps per pass need halos " +
                             std::to_string(Model::radius * steps) + " cells deep; this rank's are " +
                             std::to_string(sub_->halo));
-            HaloFields<T, N> f{{}, 0};
-            for (int k = 0; k < N; ++k) {  // several steps per pass also need the pointwise state's
-                const FieldRole r = buffers_.role(k);
-                if (r == FieldRole::stencil || (steps > 1 && r == FieldRole::state)) f.p[f.n++] = buffers_.current(k).origin();
-            }
+            const HaloFields<T, N> f = halo_fields(steps);
             if (sub_->device_transfers()) {  // on the stream: the host goes on, the kernels wait on the device
                 if (!clock_) clock_ = std::make_unique<ExchangeClock>();
                 const bool cap = captured >= 0;
@@ -488,6 +498,19 @@ private:
             buffers_.swap(false);
         }
         odd_ = !odd_;
+    }
+
+    // The fields whose halos a pass of `steps` steps reads: the neighbourhoods' (and several
+    // steps per pass also need the pointwise state's).
+    bool halo_field(int k, int steps) const {
+        const FieldRole r = buffers_.role(k);
+        return r == FieldRole::stencil || (steps > 1 && r == FieldRole::state);
+    }
+    HaloFields<T, N> halo_fields(int steps) {
+        HaloFields<T, N> f{{}, 0};
+        for (int k = 0; k < N; ++k)
+            if (halo_field(k, steps)) f.p[f.n++] = buffers_.current(k).origin();
+        return f;
     }
 
     void check_launch(const Strategy<Model>& s, int depth, const EngineOptions& o) const {

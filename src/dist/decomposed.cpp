@@ -146,6 +146,7 @@ public:
     void signal_to(void* stream) override { local_->signal_to(stream); }
     // Exchanges timed on the host (the subdomain's) and on the device (the engine's).
     double exposed_communication_s() const override { return sub_->exposed_s + local_->exposed_communication_s(); }
+    double halo_bytes_per_step() const override { return local_->halo_bytes_per_step(); }
     void relaunch(const EngineOptions&) override {
         throw UsageError("a run over several ranks keeps the launch it started with (tune on one rank first)");
     }
