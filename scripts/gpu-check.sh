@@ -131,22 +131,23 @@ if want mpi; then  # runs over MPI ranks (#19): the CPU backends', then CUDA's s
     grep -E "FAIL|passed" "$out/mpi-cuda-nccl.txt" | head -40
   fi
 fi
-if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same strategy; the link; the peer (carry .peers)
+if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same strategy (the halos before each pass, then overlapped); the link; the peer (carry .peers)
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   mpi=(mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS)
   echo "\$ strata-peer" | tee -a "$out/bench.txt"
   $build/strata-peer | tee -a "$out/bench.txt" || true  # (one GPU: it says so)
-  scale() {  # ROW ONE_GPU_ARGS -- TWO_GPU_ARGS: the run on one GPU, then on two (halos over NCCL; SCALING_MPI=1: over MPI too)
+  scale() {  # ROW ONE_GPU_ARGS -- TWO_GPU_ARGS: the run on one GPU, then on two (over NCCL before each pass, then overlapped; SCALING_MPI=1: over MPI first)
     local row=$1; shift
     local one=() two=()
     while [ "$1" != -- ]; do one+=("$1"); shift; done
     shift; two=("$@")
     echo "\$ strata run ${one[*]}   # $row, 1 GPU" | tee -a "$out/bench.txt"
     $build/strata run "${one[@]}" --backend cuda --quiet | grep -E "kernel|Time per step|GCells/s" | tee -a "$out/bench.txt" || true
-    for h in ${SCALING_MPI:+mpi} nccl; do
-      echo "\$ mpirun -np 2 strata run ${two[*]} --halos $h   # $row, 2 GPUs" | tee -a "$out/bench.txt"
-      timeout 300 "${mpi[@]}" $build/strata run "${two[@]}" --backend cuda --halos $h --quiet 2>&1 \
+    local how
+    for how in ${SCALING_MPI:+"--halos mpi"} "--halos nccl --no-overlap" "--halos nccl"; do
+      echo "\$ mpirun -np 2 strata run ${two[*]} $how   # $row, 2 GPUs" | tee -a "$out/bench.txt"
+      timeout 300 "${mpi[@]}" $build/strata run "${two[@]}" --backend cuda $how --quiet 2>&1 \
         | grep -E "error|ranks|Time per step|GCells/s|Per rank|Exposed|Halos sent" | tee -a "$out/bench.txt" || true
     done
   }

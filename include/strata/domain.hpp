@@ -33,6 +33,7 @@ struct Decomposition {
     int parts[3] = {1, 1, 1};
     bool exchange = true;  // false: the halos are never exchanged (apf's -k, for timing only)
     bool nccl = false;     // CUDA: the halos over NCCL, device to device (else over MPI, staged through the host)
+    bool overlap = true;   // over NCCL: the slabs the neighbours need first, sent while the rest updates
 
     std::int64_t ranks() const { return std::int64_t(parts[0]) * parts[1] * parts[2]; }
     std::string text(int dims) const;  // "2x3" or "2x2x1"
@@ -143,6 +144,9 @@ public:
     const int halo;    // cells deep
     // Seconds the engine spent exchanging while it computed nothing (its exposed communication).
     double exposed_s = 0;
+    // Whether an engine whose exchanges run on the device may overlap them with its update
+    // (Decomposition::overlap).
+    bool overlap = true;
 
     // Whether exchanges move anything (not with apf's -k).
     bool exchanges() const { return exchanging_; }

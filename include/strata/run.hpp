@@ -44,6 +44,7 @@ struct RunOptions {
     std::string json_path;
     std::string decomp;  // --decomp PxQ[xR]: the process grid under mpirun (empty: the model's, or slabs)
     std::string halos = "mpi";  // --halos mpi|nccl: how a CUDA run's halos travel between ranks
+    bool overlap = true;        // false: --no-overlap (over NCCL, the exchange before each pass)
     IoOptions io;
     // CUDA runs without --kernel, --chunk or --depth: the device's wisdom (tune.hpp), or the
     // built-in defaults (--no-wisdom), or tuning first when the wisdom has no entry (--tune).

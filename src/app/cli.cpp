@@ -250,9 +250,12 @@ CommandLine::CommandLine() {
                                         : "Under mpirun: ranks along x and y, PxQ (default 1xN: slabs of rows)");
         mc.cmd->add_option("--halos", mc.run.halos,
                            "Under mpirun with --backend cuda: mpi (staged through the host; the default) or nccl "
-                           "(device to device, one GPU per rank; not yet measured on two GPUs)")
+                           "(device to device, one GPU per rank, sent while the interior updates)")
             ->check(CLI::IsMember({"mpi", "nccl"}))
             ->capture_default_str();
+        mc.cmd->add_flag("--no-overlap{false}", mc.run.overlap,
+                         "Under mpirun with --halos nccl: exchange the halos before each pass, instead of sending "
+                         "the boundary slabs while the interior updates (to measure what the overlap gains)");
         mc.cmd->add_flag("--no-wisdom", mc.no_wisdom,
                          "CUDA: the built-in launch defaults, not the device's wisdom (`strata tune`)");
         mc.cmd->add_flag("--tune", mc.tune_first,

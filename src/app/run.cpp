@@ -35,6 +35,7 @@ Decomposition decomposition(const RunOptions& o, const Problem& problem) {
     }
     if (!d) d = default_decomposition(dims, ranks);
     d->nccl = o.halos == "nccl";
+    d->overlap = o.overlap;
     if (d->ranks() != ranks)
         throw UsageError("the process grid " + d->text(dims) + " has " + std::to_string(d->ranks()) + " parts but " +
                          (ranks == 1 ? "this run is one process: launch it with mpirun -np " + std::to_string(d->ranks())
@@ -81,7 +82,7 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     if (!launch.empty()) r.line("%s", {{"launch", launch}});
     if (dist::size() > 1) {
         const std::string halos = !eo.decomp.exchange     ? "never exchanged (-k)"
-                                  : eo.decomp.nccl        ? "over NCCL, device to device, before each pass"
+                                  : eo.decomp.nccl        ? "over NCCL, device to device, " + engine->halo_schedule()
                                   : o.backend == Backend::cuda ? "over MPI, staged through the host, before each pass"
                                                                : "over MPI every step";
         r.line("%d ranks, process grid %s, halos %s",

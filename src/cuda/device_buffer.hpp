@@ -53,6 +53,13 @@ using PinnedBuffer = Buffer<T, PinnedMemory>;
 class Stream {
 public:
     Stream() { STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+    // The device's highest priority (its blocks go first when both streams wait for room).
+    struct Urgent {};
+    explicit Stream(Urgent) {
+        int least = 0, greatest = 0;
+        STRATA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        STRATA_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
+    }
     ~Stream() { cudaStreamDestroy(s_); }
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;
@@ -101,7 +108,8 @@ public:
             throw;
         }
         STRATA_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-        const cudaError_t e = cudaGraphInstantiate(&exec_, graph, 0);
+        // Nodes keep the priorities of the streams they were captured from.
+        const cudaError_t e = cudaGraphInstantiate(&exec_, graph, cudaGraphInstantiateFlagUseNodePriority);
         cudaGraphDestroy(graph);
         STRATA_CUDA_CHECK(e);
     }

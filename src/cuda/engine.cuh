@@ -63,25 +63,32 @@ __global__ void initial_state(T* origin, const DevGrid g, const Initial init, co
                 T(init(f, w.global_index(0, i), w.global_index(1, r % g.ny), w.global_index(2, r / g.ny)));
 }
 
-// Point sources and receivers (features.hpp), one block after each step's update: thread 0 adds
+// Point sources and receivers (features.hpp), one block after a step's update: thread 0 adds
 // the sources in order (two may share a cell), then the receivers sample the updated field, then
 // thread 0 counts the step. The count lives on the device, so captured graphs replay it.
+// An overlapped pass (CudaEngine::overlapped_pass) calls it twice: for the points of the slabs it
+// updates first (those outside g's span along the slowest axis `slow`: `inside` false), then for
+// the rest after the interior (`inside` true); the second call counts the step.
 template <class T>
-__global__ void point_features(T* u, const DevGrid g, const PointSource* sources, const int ns,
-                               const GridPoint* receivers, const int nr, T* traces, const std::int64_t record_steps,
-                               std::int64_t* step, const double dt) {
+__global__ void point_features(T* u, const DevGrid g, const int slow, const bool inside, const bool count,
+                               const PointSource* sources, const int ns, const GridPoint* receivers, const int nr,
+                               T* traces, const std::int64_t record_steps, std::int64_t* step, const double dt) {
+    auto mine = [&](const GridPoint& p) {
+        const int c = slow == 2 ? p.k : p.j;
+        return (c >= g.lo && c < g.hi) == inside;
+    };
     const std::int64_t n = *step;
     if (threadIdx.x == 0)
         for (int s = 0; s < ns; ++s) {
             const PointSource src = sources[s];
-            u[g.at(src.at.i, src.at.j, src.at.k)] += T(src.scale * ricker(double(n) * dt, src.f0));
+            if (mine(src.at)) u[g.at(src.at.i, src.at.j, src.at.k)] += T(src.scale * ricker(double(n) * dt, src.f0));
         }
     __syncthreads();
     if (n < record_steps)
         for (int r = threadIdx.x; r < nr; r += blockDim.x)
-            traces[n * nr + r] = u[g.at(receivers[r].i, receivers[r].j, receivers[r].k)];
+            if (mine(receivers[r])) traces[n * nr + r] = u[g.at(receivers[r].i, receivers[r].j, receivers[r].k)];
     __syncthreads();  // every thread has read the count
-    if (threadIdx.x == 0) *step = n + 1;
+    if (threadIdx.x == 0 && count) *step = n + 1;
 }
 
 inline int current_device() {
@@ -277,6 +284,7 @@ public:
         // the connection and no exchange allocates its buffers later (inside a graph's capture).
         if (exchanging() && sub_->device_transfers())
             halos_.exchange(*sub_, halo_fields(2), buffers_.cur[0].grid(), sub_->halo, s);
+        overlap_ = plan_overlap();
         sync();
     }
 
@@ -309,6 +317,10 @@ public:
     }
     std::int64_t step() const override { return step_; }
     void synchronize() override { sync(); }
+    std::string halo_schedule() const override {
+        if (overlap_.on) return "sent while the interior updates (the slabs beside the neighbours first)";
+        return "before each pass" + (overlap_.why.empty() ? std::string() : " (" + overlap_.why + ")");
+    }
     // What the device timed (exchanges over NCCL); host-timed ones are in the subdomain.
     double exposed_communication_s() const override { return clock_ ? clock_->exposed_s() : 0.0; }
     double halo_bytes_per_step() const override {
@@ -458,13 +470,16 @@ private:
     // `captured`: the pass's place in the graph being captured (-1: none).
     void pass(int steps, int captured = -1) {
         const DevGrid& g = buffers_.cur[0].grid();
-        auto origin = [](DeviceField<T>& u) { return u.origin(); };
+        // (The decomposed engine builds the windows for the kernel's depth: dist/decomposed.cpp.)
+        if (exchanging() && Model::radius * steps > sub_->halo)
+            throw Error("the " + strategy_.name + " kernel's " + std::to_string(steps) + " steps per pass need halos " +
+                        std::to_string(Model::radius * steps) + " cells deep; this rank's are " +
+                        std::to_string(sub_->halo));
+        if (overlap_.on) {
+            overlapped_pass(steps, captured);
+            return;
+        }
         if (exchanging()) {  // the halos `steps` radii deep from their owners
-            // (The decomposed engine builds the windows for the kernel's depth: dist/decomposed.cpp.)
-            if (Model::radius * steps > sub_->halo)
-                throw Error("the " + strategy_.name + " kernel's " + std::to_string(steps) + " steps per pass need halos " +
-                            std::to_string(Model::radius * steps) + " cells deep; this rank's are " +
-                            std::to_string(sub_->halo));
             const HaloFields<T, N> f = halo_fields(steps);
             if (sub_->device_transfers()) {  // on the stream: the host goes on, the kernels wait on the device
                 if (!clock_) clock_ = std::make_unique<ExchangeClock>();
@@ -481,22 +496,84 @@ private:
                 sub_->exposed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             }
         }
+        update(g, steps);
+        if (!temporal() && has_points()) act_on_points(g, true, true);
+        buffers_.swap(temporal());
+        odd_ = !odd_;
+    }
+
+    // The sources and receivers after a step's update (point_features: those in g's span, or
+    // outside it), before the buffers swap.
+    void act_on_points(const DevGrid& g, bool inside, bool count) {
+        point_features<<<1, 256, 0, stream_.get()>>>(buffers_.next[points_.field].origin(), g, extent_.dims - 1, inside,
+                                                     count, sources_.get(), int(points_.sources.size()),
+                                                     receivers_.get(), int(points_.receivers.size()), traces_.get(),
+                                                     points_.record_steps, device_step_.get(), points_.dt);
+        STRATA_CUDA_CHECK_LAUNCH();
+    }
+
+    // The strategy's update of the cells of g's span, from the current buffers (a temporal
+    // strategy: `steps` steps into the second buffers).
+    void update(const DevGrid& g, int steps) {
+        auto origin = [](DeviceField<T>& u) { return u.origin(); };
         if (temporal()) {
-            const auto [rd, wr] = buffers_.template pass<T>(origin);
-            strategy_.fused(model_, Model::bind(rd), Model::bind(wr), g, steps, knobs_, stream_.get());
-            buffers_.swap(true);
+            const auto bound = buffers_.template pass<T>(origin);
+            strategy_.fused(model_, Model::bind(bound.first), Model::bind(bound.second), g, steps, knobs_, stream_.get());
         } else {
             strategy_.launch(model_, Model::bind(buffers_.template step<T>(origin)), g, knobs_, stream_.get());
-            if (has_points()) {
-                DeviceField<T>& u = buffers_.next[points_.field];
-                point_features<<<1, 256, 0, stream_.get()>>>(u.origin(), u.grid(), sources_.get(),
-                                                             int(points_.sources.size()), receivers_.get(),
-                                                             int(points_.receivers.size()), traces_.get(),
-                                                             points_.record_steps, device_step_.get(), points_.dt);
-                STRATA_CUDA_CHECK_LAUNCH();
-            }
-            buffers_.swap(false);
         }
+    }
+
+    // The halos of a rank whose grid is cut along its slowest axis only, over NCCL: the slabs its
+    // neighbours wait for are updated first (with the halos beside them: a pointwise field's halo
+    // cells are updated locally, not sent), then sent on the communication stream while the rest
+    // updates. The pass ends when both are done, with the halos of the new state filled (all of
+    // them, so that a pass of any depth may follow). Measured with the clock: the time from the
+    // interior's end to the halos' arrival is what the exchange exposed.
+    struct Overlap {
+        bool on = false;
+        int lo_end = 0, hi_start = 0;  // the interior span; slabs [0, lo_end) and [hi_start, n) first
+        int n = 0;                     // planes (rows in 2D) of the local grid
+        std::string why;               // when off: why
+    };
+    Overlap plan_overlap() const {
+        auto off = [](std::string why) { return Overlap{false, 0, 0, 0, std::move(why)}; };
+        // Staged through the host, the exchange is not on the device at all (the report says so).
+        if (!exchanging() || !sub_->device_transfers()) return off("");
+        if (!sub_->overlap) return off("--no-overlap");
+        const int slow = extent_.dims - 1;
+        for (int a = 0; a < slow; ++a)
+            if (sub_->neighbour[2 * a] >= 0 || sub_->neighbour[2 * a + 1] >= 0)
+                return off(std::string("not overlapped: the process grid cuts an axis other than ") + "xyz"[slow]);
+        const Window& w = sub_->window;
+        const int h = sub_->halo, n = slow == 2 ? extent_.nz : extent_.ny;
+        const int lo_end = sub_->neighbour[2 * slow] >= 0 ? w.own_lo[slow] + h : 0;
+        const int hi_start = sub_->neighbour[2 * slow + 1] >= 0 ? w.own_lo[slow] + w.own_n[slow] - h : n;
+        if (hi_start <= lo_end)
+            return off("not overlapped: this rank's " + std::to_string(w.own_n[slow]) + (slow == 2 ? " planes" : " rows") +
+                       " leave no interior beside two " + std::to_string(h) + "-deep slabs");
+        return {true, lo_end, hi_start, n, ""};
+    }
+    void overlapped_pass(int steps, int captured) {
+        if (!clock_) clock_ = std::make_unique<ExchangeClock>();
+        const bool cap = captured >= 0;
+        const int slot = clock_->slot(cap, captured);
+        DevGrid g = buffers_.cur[0].grid();
+        if (overlap_.lo_end > 0) g.lo = 0, g.hi = overlap_.lo_end, update(g, steps);
+        if (overlap_.hi_start < overlap_.n) g.lo = overlap_.hi_start, g.hi = overlap_.n, update(g, steps);
+        g.lo = overlap_.lo_end, g.hi = overlap_.hi_start;  // the interior
+        const bool points = !temporal() && has_points();  // (a temporal kernel refuses them)
+        if (points) act_on_points(g, false, false);        // those of the slabs, before they are sent
+        STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), stream_.get()));
+        update(g, steps);
+        if (points) act_on_points(g, true, true);
+        clock_->ready(slot, stream_.get(), cap);
+        buffers_.swap(temporal());
+        STRATA_CUDA_CHECK(cudaStreamWaitEvent(comm_.get(), fork_.get(), 0));
+        halos_.exchange(*sub_, halo_fields(steps), buffers_.cur[0].grid(), sub_->halo, comm_.get());
+        clock_->done(slot, comm_.get(), cap);
+        STRATA_CUDA_CHECK(cudaEventRecord(join_.get(), comm_.get()));
+        STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), join_.get(), 0));
         odd_ = !odd_;
     }
 
@@ -551,6 +628,9 @@ private:
     Model model_;
     std::shared_ptr<Subdomain> sub_;  // null on one rank
     HaloStage<T, N> halos_;
+    Overlap overlap_;
+    Stream comm_{Stream::Urgent{}};  // the overlapped exchange's
+    Event fork_{cudaEventDisableTiming}, join_{cudaEventDisableTiming};
     mutable std::unique_ptr<ExchangeClock> clock_;  // exchanges on the device only; reading it waits for them
     Strategy<Model> strategy_;
     LaunchKnobs knobs_;

@@ -13,7 +13,15 @@ namespace strata::cuda {
 struct DevGrid {
     int nx, ny, nz;
     std::int64_t pitch, plane;  // elements between rows and between planes
+    // The planes (3D) or rows (2D) a launch updates: [lo, hi) of the slowest axis, clamped to the
+    // grid. All of them, unless a rank updates the slabs its neighbours wait for first and the
+    // rest while they travel (engine.cuh). Kernels lay their blocks over this span, offset by lo;
+    // what they read, and where the boundary lies, stay the whole grid's.
+    int lo = 0, hi = 1 << 30;
     __host__ __device__ std::int64_t at(int i, int j, int k = 0) const { return k * plane + j * pitch + i; }
+    // The span's end on an axis of n cells, and its length.
+    __host__ __device__ int end(int n) const { return hi < n ? hi : n; }
+    __host__ __device__ int span(int n) const { return end(n) - lo; }
 };
 
 // The index a load should use for coordinate i along an axis of n cells. Mirror boundaries read

@@ -106,33 +106,33 @@ int group_rows(unsigned nbx, int threads, std::size_t smem) {
 template <class Model, int BX, int BY>
 void launch_naive2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                     cudaStream_t s) {
-    naive2d<Model, BX, BY><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY)), dim3(BX, BY), 0, s>>>(m, f, g);
+    naive2d<Model, BX, BY><<<dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)), dim3(BX, BY), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 template <class Model, int BX, int BY>
 void launch_smem2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                    cudaStream_t s) {
-    smem2d<Model, BX, BY><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY)), dim3(BX, BY), 0, s>>>(m, f, g);
+    smem2d<Model, BX, BY><<<dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)), dim3(BX, BY), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 template <class Model, int BX, int M>
 void launch_rows2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                    cudaStream_t s) {
     const int rows = k.chunk > 0 ? k.chunk : kDefaultRows2d;
-    rows2d<Model, BX, M><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, rows)), BX, 0, s>>>(m, f, g, rows);
+    rows2d<Model, BX, M><<<dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), rows)), BX, 0, s>>>(m, f, g, rows);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 template <class Model, int BX, int BY, int BZ>
 void launch_naive3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                     cudaStream_t s) {
-    naive3d<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.nz, BZ)),
+    naive3d<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)),
                                  dim3(BX, BY, BZ), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 template <class Model, int BX, int BY, int BZ>
 void launch_smem3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                    cudaStream_t s) {
-    smem3d<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.nz, BZ)),
+    smem3d<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)),
                                 dim3(BX, BY, BZ), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
@@ -141,7 +141,7 @@ void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevG
                      cudaStream_t s) {
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanes3d;
     constexpr auto kernel = planes3d<Model, BX, BY, M, V, D, MinBlocks>;
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
+    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows<kernel>(nbx, BX * BY, 0);
     kernel<<<nbx * nby * nbz, dim3(BX, BY), 0, s>>>(m, f, g, planes, rows);
     STRATA_CUDA_CHECK_LAUNCH();
@@ -150,7 +150,7 @@ void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevG
 template <class Model, int BX, int BY, int ZC, int V>
 void launch_cached3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                      cudaStream_t s) {
-    const dim3 grid(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.nz, ZC));
+    const dim3 grid(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC));
     cached3d<Model, BX, BY, ZC, V><<<grid, dim3(BX, BY), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
@@ -163,7 +163,7 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
     constexpr auto kernel = async3d<Model, BX, BY, M, V, S>;
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
+    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows<kernel>(nbx, BX * BY, smem);
     kernel<<<nbx * nby * nbz, dim3(BX, BY), smem, s>>>(m, f, g, planes, rows);
     STRATA_CUDA_CHECK_LAUNCH();
@@ -183,7 +183,7 @@ void launch_tma3d(const Model& m, const typename Model::Fields& f, const DevGrid
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
     constexpr auto kernel = tma3d<Model, BX, BY, M, V, S, Ws>;
     constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.nz, planes);
+    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows<kernel>(nbx, BX * threads_y, smem);
     kernel<<<nbx * nby * nbz, dim3(BX, threads_y), smem, s>>>(m, f, g, planes, rows, in);
     STRATA_CUDA_CHECK_LAUNCH();
@@ -194,7 +194,7 @@ void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const t
                        const DevGrid& g, int depth, const LaunchKnobs&, cudaStream_t s) {
     using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
     const int tiles_x = int(blocks_for(g.nx, Tile::out_w(depth)));
-    const int tiles = tiles_x * int(blocks_for(g.ny, Tile::out_h(depth)));
+    const int tiles = tiles_x * int(blocks_for(g.span(g.ny), Tile::out_h(depth)));
     constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY>();
     constexpr auto kernel = temporal2d<Model, BX, BY, CY, MinBlocks>;
     allow_dynamic_smem<kernel, smem>();
@@ -241,11 +241,12 @@ int temporal3d_tiles(const DevGrid& g, int depth) {
 // 27pt fp32 at depth 2 ran 279 GCells/s at 128 planes and 235 at 256, and the model picks 128.
 inline int temporal3d_planes(const DevGrid& g, int tiles, int depth, int resident, const LaunchKnobs& k) {
     if (k.chunk > 0) return k.chunk;
-    int best = g.nz;
+    const int nz = g.span(g.nz);  // the planes this launch updates
+    int best = nz;
     std::int64_t best_time = -1;
-    for (int chunks = 1; chunks <= std::max(1, g.nz / 8); ++chunks) {  // at least 8 planes per block
-        const int planes = int(blocks_for(g.nz, chunks));
-        const std::int64_t blocks = std::int64_t(tiles) * blocks_for(g.nz, planes);
+    for (int chunks = 1; chunks <= std::max(1, nz / 8); ++chunks) {  // at least 8 planes per block
+        const int planes = int(blocks_for(nz, chunks));
+        const std::int64_t blocks = std::int64_t(tiles) * blocks_for(nz, planes);
         const std::int64_t time = (blocks + resident - 1) / resident * (planes + depth + 1);
         if (best_time < 0 || time < best_time) best_time = time, best = planes;  // ties: fewer chunks
     }
@@ -301,7 +302,7 @@ void launch_temporal3d(const Model& m, const typename Model::Fields& rd, const t
         using L = decltype(launch);
         const int planes = L::planes(g, k);
         const dim3 blocks(blocks_for(g.nx, L::Tile::out_w(depth)), blocks_for(g.ny, L::Tile::out_h(depth)),
-                          blocks_for(g.nz, planes));
+                          blocks_for(g.span(g.nz), planes));
         L::kernel<<<blocks, dim3(L::Tile::BX, BY), L::smem, s>>>(m, rd, wr, g, planes);
         STRATA_CUDA_CHECK_LAUNCH();
     });
@@ -412,7 +413,7 @@ void launch_stream3d(const Model& m, const typename Model::Fields& f, const DevG
     constexpr auto kernel = stream3d<Model, BX, BY, A>;
     allow_dynamic_smem<kernel, smem>();
     const int planes = k.chunk > 0 ? k.chunk : kDefaultStreamPlanes;
-    kernel<<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.nz, planes)), dim3(BX, BY), smem, s>>>(
+    kernel<<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY), smem, s>>>(
         m, f, g, planes);
     STRATA_CUDA_CHECK_LAUNCH();
 }

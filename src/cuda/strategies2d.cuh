@@ -9,8 +9,8 @@ namespace strata::cuda {
 // reuse). The baseline every other strategy is measured against.
 template <class Model, int BX, int BY>
 __global__ void __launch_bounds__(BX* BY) naive2d(const Model m, const typename Model::Fields f, const DevGrid g) {
-    const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y;
-    if (i >= g.nx || j >= g.ny) return;
+    const int i = blockIdx.x * BX + threadIdx.x, j = g.lo + blockIdx.y * BY + threadIdx.y;
+    if (i >= g.nx || j >= g.end(g.ny)) return;
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     auto at = [&](int h, int di, int dj) {
         return hood_in<Model>(f, h)[g.at(load_index<mirror, periodic>(i + di, g.nx),
@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(BX* BY) smem2d(const Model m, const typename M
     constexpr int R = Model::radius, TX = BX + 2 * R, TY = BY + 2 * R, H = hoods<Model>();
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     __shared__ T tile[H][TY][TX];
-    const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R;
+    const int x0 = blockIdx.x * BX - R, y0 = g.lo + blockIdx.y * BY - R;
     for (int t = threadIdx.y * BX + threadIdx.x; t < TX * TY; t += BX * BY) {
         const int ty = t / TX, tx = t - ty * TX;
         const std::int64_t from =
@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(BX* BY) smem2d(const Model m, const typename M
         for (int h = 0; h < H; ++h) tile[h][ty][tx] = hood_in<Model>(f, h)[from];
     }
     const int i = x0 + R + threadIdx.x, j = y0 + R + threadIdx.y;
-    const bool active = i < g.nx && j < g.ny;
+    const bool active = i < g.nx && j < g.end(g.ny);
     const std::int64_t c = g.at(i, j);
     typename Model::Point p{};
     if (active) p = m.load_point(f, c);
@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(BX) rows2d(const Model m, const typename Model
     constexpr int H = hoods<Model>();
     __shared__ T row[H][M][BX + 2];
     const int tx = threadIdx.x, xb = blockIdx.x * BX, x = xb + tx;
-    const int y0 = blockIdx.y * strip, y1 = min(y0 + strip, g.ny);
+    const int y0 = g.lo + blockIdx.y * strip, y1 = min(y0 + strip, g.end(g.ny));
     const bool active_col = x < g.nx;
     // Threads past the right edge load clamped columns: the first of them holds exactly the
     // right neighbour (or its mirror) of the last active column.

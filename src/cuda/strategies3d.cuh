@@ -10,8 +10,8 @@ namespace strata::cuda {
 // naive: one thread per cell, every neighbour from global memory.
 template <class Model, int BX, int BY, int BZ>
 __global__ void __launch_bounds__(BX* BY* BZ) naive3d(const Model m, const typename Model::Fields f, const DevGrid g) {
-    const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y, k = blockIdx.z * BZ + threadIdx.z;
-    if (i >= g.nx || j >= g.ny || k >= g.nz) return;
+    const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y, k = g.lo + blockIdx.z * BZ + threadIdx.z;
+    if (i >= g.nx || j >= g.ny || k >= g.end(g.nz)) return;
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     auto at = [&](int h, int di, int dj, int dk) {
         return hood_in<Model>(f, h)[g.at(load_index<mirror, periodic>(i + di, g.nx),
@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(BX* BY* BZ) smem3d(const Model m, const typena
     constexpr int R = Model::radius, TX = BX + 2 * R, TY = BY + 2 * R, TZ = BZ + 2 * R, H = hoods<Model>();
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     __shared__ T tile[H][TZ][TY][TX];
-    const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R, z0 = blockIdx.z * BZ - R;
+    const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R, z0 = g.lo + blockIdx.z * BZ - R;
     const int tid = (threadIdx.z * BY + threadIdx.y) * BX + threadIdx.x;
     for (int t = tid; t < TX * TY * TZ; t += BX * BY * BZ) {
         const int tz = t / (TX * TY), rest = t - tz * TX * TY, ty = rest / TX, tx = rest - ty * TX;
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(BX* BY* BZ) smem3d(const Model m, const typena
         for (int h = 0; h < H; ++h) tile[h][tz][ty][tx] = hood_in<Model>(f, h)[from];
     }
     const int i = x0 + R + threadIdx.x, j = y0 + R + threadIdx.y, k = z0 + R + threadIdx.z;
-    const bool active = i < g.nx && j < g.ny && k < g.nz;
+    const bool active = i < g.nx && j < g.ny && k < g.end(g.nz);
     const std::int64_t c = g.at(i, j, k);
     typename Model::Point p{};
     if (active) p = m.load_point(f, c);
@@ -210,9 +210,9 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     using Sums = PlaneSums<T>;
     __shared__ __align__(16) T tile[Tile::CELLS];
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
-                                        blocks_for(g.nz, zchunk), rows);
+                                        blocks_for(g.span(g.nz), zchunk), rows);
     const Tile t(g, b.x * Tile::W, b.y * BY * M);
-    const int z0 = b.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
 
     // The next D planes to enter the tile, loaded ahead into slots used round-robin: slot d is
     // read at the steps z with (z - z0) % D == d, compile-time indices since the loop is
@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(BX* BY)
     static_assert(Model::zero_ghosts && V > 1, "zero ghosts, not read; 8- or 16-byte vectors");
     static_assert(BX == 32, "a warp is one row of threads: the x-neighbours pass between its lanes");
     const int lane = threadIdx.x, x0 = (blockIdx.x * BX + lane) * V, y = blockIdx.y * BY + threadIdx.y;
-    const int z0 = blockIdx.z * ZC;
+    const int z0 = g.lo + blockIdx.z * ZC;
     // Threads past the grid's width read nothing: their zeros are at most the ghost column's.
     const bool own_x = x0 < g.nx, left_x = x0 > 0 && x0 <= g.nx, right_x = x0 + V < g.nx;
     auto row_at = [&](int z, int yy) {  // -1 where (z, yy) is a ghost row or past the grid
@@ -340,7 +340,7 @@ __global__ void __launch_bounds__(BX* BY)
     for (int k = 0; k < ZC; ++k) {
         const int z = z0 + k;
         plane(k + 2, k + 1 < ZC || ends_need_edges, above);
-        if (z < g.nz && y < g.ny) {
+        if (z < g.end(g.nz) && y < g.ny) {
             const std::int64_t c = std::int64_t(z) * g.plane + std::int64_t(y) * g.pitch + x0;
             if (x0 + V <= g.nx) {
                 Vec out;
@@ -401,9 +401,9 @@ __global__ void __launch_bounds__(BX* BY)
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of Tile::CELLS
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
-                                        blocks_for(g.nz, zchunk), rows);
+                                        blocks_for(g.span(g.nz), zchunk), rows);
     const Tile t(g, b.x * Tile::W, b.y * BY * M);
-    const int z0 = b.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
 
     auto stage = [&](int q) { return ring + ((q - z0 + 1) % S) * Tile::CELLS; };
     auto issue = [&](int q) {  // plane q's copies as one commit group (empty past the chunk)
@@ -456,7 +456,7 @@ __global__ void __launch_bounds__(BX* BY)
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of H planes of CELLS
     const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R;
-    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int z0 = g.lo + blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
     const int tid = threadIdx.y * BX + threadIdx.x;
 
     auto stage = [&](int q) { return ring + ((q - z0 + R) % S) * (H * CELLS); };
@@ -524,9 +524,9 @@ __global__ void __launch_bounds__(BX*(BY + int(Ws)))
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of STAGE elements, then the barriers
     TmaRing<S>& pipe = *reinterpret_cast<TmaRing<S>*>(smem_raw + S * STAGE * sizeof(T));
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
-                                        blocks_for(g.nz, zchunk), rows);
+                                        blocks_for(g.span(g.nz), zchunk), rows);
     const int xb = b.x * Tile::W, yb = b.y * BY * M;
-    const int z0 = b.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
     const int planes = z1 - z0 + 2;  // z0-1 .. z1: each updated plane's neighbours
 
     if (threadIdx.x == 0 && threadIdx.y == 0) pipe.init(BY);  // BY compute warps release each stage

@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 
     auto origin = [&](int t, int& x0, int& y0) {
         x0 = (t % tiles_x) * Tile::out_w(depth) - mx;
-        y0 = (t / tiles_x) * Tile::out_h(depth) - depth;
+        y0 = g.lo + (t / tiles_x) * Tile::out_h(depth) - depth;
     };
     // Where tile t's own run of row j comes from. Cells outside the domain are read clamped (a
     // V-aligned run reaches past the last column into the ghost and the row padding, which
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 #pragma unroll
         for (int j = 0; j < CY; ++j) {
             const int sy = row0 + j;
-            if (!cols || sy < depth || sy >= TH - depth || y + j >= g.ny || x >= g.nx) continue;
+            if (!cols || sy < depth || sy >= TH - depth || y + j >= g.end(g.ny) || x >= g.nx) continue;
             const std::int64_t c = g.at(x, y + j);
             if constexpr (H > 1) {  // several fields: Fields' out[h], and s for the pointwise state
 #pragma unroll

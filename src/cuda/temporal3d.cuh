@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     constexpr bool pair = BX < 32 && K >= 4;
     const int sx = threadIdx.x * V, sy = Tile::template row0<pair>(threadIdx.y);
     const int x = blockIdx.x * Tile::out_w(K) - MX + sx, y = blockIdx.y * Tile::out_h(K) - K + sy;
-    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int z0 = g.lo + blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
     // Own cells' offsets in a tile plane; the rows above and below are clamped into the tile at
     // its edge rows, which no level computes exactly.
     const int own = sy * TW + sx, up = max(sy - 1, 0) * TW + sx, down = min(sy + 1, TH - 1) * TW + sx;

@@ -26,8 +26,8 @@ __device__ __forceinline__ int clamp_ghost(int i, int n) {
 template <class Model, int BX, int BY, int BZ>
 __global__ void __launch_bounds__(BX* BY* BZ)
     wave_naive(const Model m, const typename Model::Fields f, const DevGrid g) {
-    const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y, k = blockIdx.z * BZ + threadIdx.z;
-    if (i >= g.nx || j >= g.ny || k >= g.nz) return;
+    const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y, k = g.lo + blockIdx.z * BZ + threadIdx.z;
+    if (i >= g.nx || j >= g.ny || k >= g.end(g.nz)) return;
     const std::int64_t c = g.at(i, j, k);
     auto nb = [&](int di, int dj, int dk) { return f.in[c + g.at(di, dj, dk)]; };
     m.store(nb, f, i, j, k, c);
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     __shared__ __align__(16) T tile[Tile::CELLS];
     const Tile t(g, blockIdx.x, blockIdx.y);
 
-    const int z0 = blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int z0 = g.lo + blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
     auto load = [&](const T* field, int z, std::int64_t off) {
         return *reinterpret_cast<const Vec*>(field + std::int64_t(clamp_ghost<R>(z, g.nz)) * g.plane + off);
     };
@@ -220,9 +220,9 @@ __global__ void __launch_bounds__(BX* BY)
     T* p_ring = reinterpret_cast<T*>(smem_raw);
     T* v_ring = p_ring + SP * Tile::CELLS;  // stage s: p^{n-1} at v_ring + 2 s OWN, vdt2 after it
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY),
-                                        blocks_for(g.nz, zchunk), rows);
+                                        blocks_for(g.span(g.nz), zchunk), rows);
     const Tile t(g, b.x, b.y);
-    const int z0 = b.z * zchunk, z1 = min(z0 + zchunk, g.nz);
+    const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
     const int v_slot = threadIdx.y * Tile::W + threadIdx.x * V;
 
     auto plane = [&](int z) { return std::int64_t(clamp_ghost<R>(z, g.nz)) * g.plane; };
@@ -284,7 +284,7 @@ constexpr int kDefaultWavePlanes = 128;
 template <class Model, int BX, int BY, int BZ>
 void launch_wave_naive(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                        cudaStream_t s) {
-    wave_naive<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.nz, BZ)),
+    wave_naive<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)),
                                     dim3(BX, BY, BZ), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
@@ -303,7 +303,7 @@ void launch_wave_async(const Model& m, const typename Model::Fields& f, const De
     constexpr auto kernel = wave_async<Model, BX, BY, V, K>;
     allow_dynamic_smem<kernel, smem>();
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY), nbz = blocks_for(g.nz, planes);
+    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY), nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows<kernel>(nbx, BX * BY, smem);
     kernel<<<nbx * nby * nbz, dim3(BX, BY), smem, s>>>(m, f, g, planes, rows);
     STRATA_CUDA_CHECK_LAUNCH();
@@ -314,7 +314,7 @@ void launch_wave_planes(const Model& m, const typename Model::Fields& f, const D
     constexpr int V = 16 / sizeof(typename Model::value_type);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWavePlanes;
     wave_planes<Model, BX, BY, V, MinBlocks>
-        <<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.nz, planes)), dim3(BX, BY), 0, s>>>(
+        <<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY), 0, s>>>(
             m, f, g, planes);
     STRATA_CUDA_CHECK_LAUNCH();
 }

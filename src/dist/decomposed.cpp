@@ -142,6 +142,7 @@ public:
     std::vector<std::string> arrays() const override { return local_->arrays(); }
     KernelInfo kernel_info() const override { return local_->kernel_info(); }
     void synchronize() override { local_->synchronize(); }
+    std::string halo_schedule() const override { return local_->halo_schedule(); }
     void wait_for(void* stream) override { local_->wait_for(stream); }
     void signal_to(void* stream) override { local_->signal_to(stream); }
     // Exchanges timed on the host (the subdomain's) and on the device (the engine's).
@@ -385,6 +386,7 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
         const std::array<int, 6> nb = neighbours(d, rank(), m.periodic, m.dims);
         const int around[6] = {nb[0], nb[1], nb[2], nb[3], nb[4], nb[5]};
         lo.subdomain = std::make_shared<MpiSubdomain>(me, around, halo, d.exchange, nccl);
+        lo.subdomain->overlap = d.overlap;
         std::unique_ptr<TypedEngine<T>> local;
         if constexpr (std::is_same_v<T, float>)
             local = m.engine_f32(problem, backend, lo, part ? &*part : nullptr);
