@@ -144,7 +144,8 @@ private:
     void record(int e, cudaStream_t s, bool captured) {
         STRATA_CUDA_CHECK(cudaEventRecordWithFlags(events_[e], s, captured ? cudaEventRecordExternal : cudaEventRecordDefault));
     }
-    void read(int slot) {
+    void read(int slot) {  // (overlapped, the two events are on two streams: either may end last)
+        STRATA_CUDA_CHECK(cudaEventSynchronize(events_[2 * slot]));
         STRATA_CUDA_CHECK(cudaEventSynchronize(events_[2 * slot + 1]));
         float ms = 0;
         STRATA_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * slot], events_[2 * slot + 1]));
