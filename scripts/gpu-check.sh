@@ -156,6 +156,10 @@ if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same st
   scale "weak wave3d fp32" wave3d -n 512 --steps 1500 --precision fp32 -- wave3d --nx 512 --ny 512 --nz 1024 --steps 1500 --precision fp32
   scale "strong wave3d fp32" wave3d --nx 1024 --ny 1024 --nz 512 --steps 400 --precision fp32 -- wave3d --nx 1024 --ny 1024 --nz 512 --steps 400 --precision fp32
   scale "strong apf 16384^2 fp32 temporal" apf -n 16383 -i 3000 --precision fp32 --kernel temporal -- apf -n 16383 -i 3000 --precision fp32 --kernel temporal -x 1 -y 2
+  # apf with -k (no exchange at all): what the ranks take without communication, imbalance included
+  echo "\$ mpirun -np 2 strata run apf -n 16383 -i 3000 --precision fp32 --kernel temporal -x 1 -y 2 -k --halos nccl   # strong apf, 2 GPUs, no exchange" | tee -a "$out/bench.txt"
+  timeout 300 "${mpi[@]}" $build/strata run apf -n 16383 -i 3000 --precision fp32 --kernel temporal -x 1 -y 2 -k --backend cuda --halos nccl --quiet 2>&1 \
+    | grep -E "error|ranks|Time per step|GCells/s" | tee -a "$out/bench.txt" || true
   scale "strong heat2d 20480^2 fp32, 1000 steps" heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal
   scale "strong heat2d 20480^2 fp32, 5000 steps" heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal
   [ -d .peers/mgpm ] && bash .peers/mgpm-jacobi.sh 2>&1 | tee -a "$out/bench.txt"
