@@ -32,7 +32,9 @@ namespace strata {
 struct Decomposition {
     int parts[3] = {1, 1, 1};
     bool exchange = true;  // false: the halos are never exchanged (apf's -k, for timing only)
-    bool nccl = false;     // CUDA: the halos over NCCL, device to device (else over MPI, staged through the host)
+    // CUDA: the halos over NCCL, device to device, or over MPI, staged through the host; `automatic`
+    // takes NCCL where every rank has a GPU of its own and the library loads.
+    enum class Halos { automatic, mpi, nccl } halos = Halos::automatic;
     bool overlap = true;   // over NCCL: the slabs the neighbours need first, sent while the rest updates
 
     std::int64_t ranks() const { return std::int64_t(parts[0]) * parts[1] * parts[2]; }

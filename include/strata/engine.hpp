@@ -102,7 +102,8 @@ public:
     virtual void relaunch(const EngineOptions& o);
     // A run over several ranks: seconds this rank spent in halo exchanges that nothing overlapped.
     virtual double exposed_communication_s() const { return 0; }
-    // A run over several ranks: when the halos travel, for the report.
+    // A run over several ranks: when the halos travel, for the report (the decomposed engine
+    // says how too).
     virtual std::string halo_schedule() const { return "before each pass"; }
     // A run over several ranks: bytes of halos this rank sends per step (0 where not counted).
     virtual double halo_bytes_per_step() const { return 0; }

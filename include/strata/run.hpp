@@ -43,7 +43,7 @@ struct RunOptions {
     int depth = 0;
     std::string json_path;
     std::string decomp;  // --decomp PxQ[xR]: the process grid under mpirun (empty: the model's, or slabs)
-    std::string halos = "mpi";  // --halos mpi|nccl: how a CUDA run's halos travel between ranks
+    std::string halos = "auto";  // --halos auto|mpi|nccl: how a CUDA run's halos travel between ranks
     bool overlap = true;        // false: --no-overlap (over NCCL, the exchange before each pass)
     IoOptions io;
     // CUDA runs without --kernel, --chunk or --depth: the device's wisdom (tune.hpp), or the

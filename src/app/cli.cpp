@@ -249,13 +249,14 @@ CommandLine::CommandLine() {
                            m->dims == 3 ? "Under mpirun: ranks along x, y and z, PxQxR (default 1x1xN: slabs along z)"
                                         : "Under mpirun: ranks along x and y, PxQ (default 1xN: slabs of rows)");
         mc.cmd->add_option("--halos", mc.run.halos,
-                           "Under mpirun with --backend cuda: mpi (staged through the host; the default) or nccl "
-                           "(device to device, one GPU per rank, sent while the interior updates)")
-            ->check(CLI::IsMember({"mpi", "nccl"}))
+                           "Under mpirun with --backend cuda: nccl (device to device, one GPU per rank, sent while the "
+                           "interior updates), mpi (staged through the host, before each pass), or auto: nccl where "
+                           "every rank has a GPU of its own and NCCL loads, else mpi")
+            ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
             ->capture_default_str();
         mc.cmd->add_flag("--no-overlap{false}", mc.run.overlap,
-                         "Under mpirun with --halos nccl: exchange the halos before each pass, instead of sending "
-                         "the boundary slabs while the interior updates (to measure what the overlap gains)");
+                         "Under mpirun, halos over NCCL: exchange them before each pass instead of sending the "
+                         "boundary slabs while the interior updates (to measure what the overlap gains)");
         mc.cmd->add_flag("--no-wisdom", mc.no_wisdom,
                          "CUDA: the built-in launch defaults, not the device's wisdom (`strata tune`)");
         mc.cmd->add_flag("--tune", mc.tune_first,

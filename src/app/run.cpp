@@ -34,7 +34,9 @@ Decomposition decomposition(const RunOptions& o, const Problem& problem) {
         d = given;
     }
     if (!d) d = default_decomposition(dims, ranks);
-    d->nccl = o.halos == "nccl";
+    d->halos = o.halos == "nccl" ? Decomposition::Halos::nccl
+               : o.halos == "mpi" ? Decomposition::Halos::mpi
+                                  : Decomposition::Halos::automatic;
     d->overlap = o.overlap;
     if (d->ranks() != ranks)
         throw UsageError("the process grid " + d->text(dims) + " has " + std::to_string(d->ranks()) + " parts but " +
@@ -81,13 +83,10 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
             {"precision", std::string(to_string(precision))}});
     if (!launch.empty()) r.line("%s", {{"launch", launch}});
     if (dist::size() > 1) {
-        const std::string halos = !eo.decomp.exchange     ? "never exchanged (-k)"
-                                  : eo.decomp.nccl        ? "over NCCL, device to device, " + engine->halo_schedule()
-                                  : o.backend == Backend::cuda ? "over MPI, staged through the host, before each pass"
-                                                               : "over MPI every step";
+        const std::string halos = engine->halo_schedule();
         r.line("%d ranks, process grid %s, halos %s",
                {{"ranks", dist::size()}, {"decomposition", eo.decomp.text(model.dims)}, {"halos", halos}});
-    } else if (eo.decomp.nccl) {
+    } else if (eo.decomp.halos == Decomposition::Halos::nccl) {
         r.text("--halos nccl: one process has no halos to move\n");
     }
     problem.describe(r);
@@ -189,7 +188,11 @@ nlohmann::json run_ranked(const RunOptions& o, std::ostream& out) {
 }
 }  // namespace
 
-nlohmann::json run(const RunOptions& o, std::ostream& out) {
+nlohmann::json run(const RunOptions& given, std::ostream& out) {
+    RunOptions o = given;
+    // --halos auto is settled before the setup, collectively: a collective inside the setup would
+    // meet another rank's error agreement instead (dist/mpi.hpp).
+    if (o.halos == "auto") o.halos = dist::nccl_halos(o.backend) ? "nccl" : "mpi";
     dist::begin_setup();  // (dist/mpi.hpp: how an error of one rank reaches the user)
     std::ostream none(nullptr);  // the ranks but 0 print nothing
     return run_ranked(o, dist::rank() == 0 ? out : none);

@@ -125,8 +125,9 @@ template <class T>
 class DecomposedEngine final : public TypedEngine<T> {
 public:
     DecomposedEngine(std::unique_ptr<TypedEngine<T>> local, std::shared_ptr<Subdomain> sub, const ModelInfo& m,
-                     const Extent& global, std::vector<Window> windows, PointFeatures points)
-        : local_(std::move(local)),
+                     const Extent& global, std::vector<Window> windows, PointFeatures points, bool on_device)
+        : on_device_(on_device),
+          local_(std::move(local)),
           sub_(std::move(sub)),
           model_(&m),
           global_(global),
@@ -142,7 +143,11 @@ public:
     std::vector<std::string> arrays() const override { return local_->arrays(); }
     KernelInfo kernel_info() const override { return local_->kernel_info(); }
     void synchronize() override { local_->synchronize(); }
-    std::string halo_schedule() const override { return local_->halo_schedule(); }
+    std::string halo_schedule() const override {
+        if (!sub_->exchanges()) return "never exchanged (-k)";
+        if (sub_->device_transfers()) return "over NCCL, device to device, " + local_->halo_schedule();
+        return on_device_ ? "over MPI, staged through the host, before each pass" : "over MPI every step";
+    }
     void wait_for(void* stream) override { local_->wait_for(stream); }
     void signal_to(void* stream) override { local_->signal_to(stream); }
     // Exchanges timed on the host (the subdomain's) and on the device (the engine's).
@@ -256,6 +261,7 @@ private:
         throw Error("a receiver outside the grid");
     }
 
+    bool on_device_;  // a CUDA engine's (else a CPU engine's) halos
     std::unique_ptr<TypedEngine<T>> local_;
     std::shared_ptr<Subdomain> sub_;
     const ModelInfo* model_;
@@ -293,12 +299,30 @@ State<T> window_state(const State<T>& whole, const Window& me, const Extent& glo
 
 }  // namespace
 
+namespace {
+bool sharing_gpus() {
+    const char* share = std::getenv("STRATA_SHARE_GPUS");
+    return share && std::string(share) == "1";
+}
+}  // namespace
+
+bool nccl_halos(Backend backend) {
+    if (size() <= 1) return false;
+    // Every rank decides alike (one on NCCL and one on MPI would wait for each other forever).
+    const bool here = backend == Backend::cuda && !sharing_gpus() && Nccl::loadable();
+    return allreduce_max(here ? 0 : 1) == 0;
+}
+
+bool use_nccl(const Decomposition& d, Backend backend) {
+    using H = Decomposition::Halos;
+    return d.halos == H::automatic ? nccl_halos(backend) : d.halos == H::nccl;
+}
+
 void use_rank_device() {
 #ifdef STRATA_HAVE_CUDA
     cuda::require_device();
     const int gpus = cuda::device_count();
-    const char* share = std::getenv("STRATA_SHARE_GPUS");
-    if (node_size() > gpus && !(share && std::string(share) == "1"))
+    if (node_size() > gpus && !sharing_gpus())
         throw UsageError(std::to_string(node_size()) + " ranks on this node but " + std::to_string(gpus) +
                          " GPU" + (gpus > 1 ? "s" : "") + ": a run takes one rank per GPU (mpirun -np " +
                          std::to_string(gpus) + " per node; STRATA_SHARE_GPUS=1 lets ranks share a GPU, for tests: "
@@ -368,9 +392,9 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
                          " parts but the run has " + std::to_string(size()) +
                          " ranks (mpirun -np): they must be equal");
     if (backend == Backend::cuda) use_rank_device();
-    if (d.nccl && backend != Backend::cuda)
+    if (d.halos == Decomposition::Halos::nccl && backend != Backend::cuda)
         throw UsageError("--halos nccl moves device memory: it takes --backend cuda (the CPU backends' halos go over MPI)");
-    const std::shared_ptr<Nccl> nccl = d.nccl && d.exchange ? Nccl::open() : nullptr;
+    const std::shared_ptr<Nccl> nccl = d.exchange && use_nccl(d, backend) ? Nccl::open() : nullptr;
     const Extent global = problem.extent();
     const PointFeatures points = problem.points();
     // A window's halo is a radius deep for a kernel of one step per pass; a temporal kernel's
@@ -393,7 +417,7 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
         else
             local = m.engine_f64(problem, backend, lo, part ? &*part : nullptr);
         return std::make_unique<DecomposedEngine<T>>(std::move(local), lo.subdomain, m, global, std::move(windows),
-                                                     points);
+                                                     points, backend == Backend::cuda);
     };
     std::unique_ptr<DecomposedEngine<T>> e = build(m.radius);
     if (const int depth = e->kernel_info().depth; depth > 1) {

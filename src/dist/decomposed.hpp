@@ -19,6 +19,11 @@ std::array<int, 6> neighbours(const Decomposition& d, int rank, bool periodic, i
 // The GPU of this rank: the node-local rank's. UsageError when the node has more ranks than GPUs
 // (unless STRATA_SHARE_GPUS=1, for tests).
 void use_rank_device();
+// Whether every rank of this run is on CUDA with a GPU of its own (no STRATA_SHARE_GPUS) and NCCL
+// loads on it: where `--halos auto` takes NCCL. Collective (false on one rank).
+bool nccl_halos(Backend backend);
+// Whether the halos go over NCCL: as asked, or for `automatic`, nccl_halos. Collective then.
+bool use_nccl(const Decomposition& d, Backend backend);
 
 // The model's engine over the ranks of this process' run (`o.decomp`, which must match them).
 template <class T>

@@ -62,6 +62,8 @@ void check(const Nccl::Api* api, ncclResult_t rc, const char* call, const char* 
 }
 }  // namespace
 
+bool Nccl::loadable() { return load() != nullptr; }
+
 std::shared_ptr<Nccl> Nccl::open() {
     const Api* api = load();
     if (!api)
@@ -101,6 +103,7 @@ void Nccl::exchange(const Peer (&p)[2], void* stream) {
 }
 #else
 struct Nccl::Api {};
+bool Nccl::loadable() { return false; }
 std::shared_ptr<Nccl> Nccl::open() {
     throw Error("--halos nccl needs a build with CUDA and NCCL's header (nccl.h): use --halos mpi");
 }

@@ -12,6 +12,8 @@ public:
     // The communicator of this run's ranks on each rank's current device (after use_rank_device):
     // rank 0's id broadcast over MPI. Error naming the call and the rank when NCCL is missing or fails.
     static std::shared_ptr<Nccl> open();
+    // Whether the library loads here (with every entry point open() needs).
+    static bool loadable();
     ~Nccl();
     Nccl(const Nccl&) = delete;
     Nccl& operator=(const Nccl&) = delete;
