@@ -152,7 +152,7 @@ if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same st
     done
   }
   # Runs of 1-2 s each, so that what a run pays once (starting, capturing its graph) weighs little.
-  scale "weak heat3d 7pt fp32 (645^3 = 2 x 512^3 on two)" heat3d -n 512 --steps 8000 --precision fp32 -- heat3d -n 645 --steps 8000 --precision fp32
+  scale "weak heat3d 7pt fp32 (512^3 per GPU)" heat3d -n 512 --steps 8000 --precision fp32 -- heat3d -n 512 --nz 1024 --steps 8000 --precision fp32
   scale "weak wave3d fp32" wave3d -n 512 --steps 1500 --precision fp32 -- wave3d --nx 512 --ny 512 --nz 1024 --steps 1500 --precision fp32
   scale "strong wave3d fp32" wave3d --nx 1024 --ny 1024 --nz 512 --steps 400 --precision fp32 -- wave3d --nx 1024 --ny 1024 --nz 512 --steps 400 --precision fp32
   scale "strong apf 16384^2 fp32 temporal" apf -n 16383 -i 3000 --precision fp32 --kernel temporal -- apf -n 16383 -i 3000 --precision fp32 --kernel temporal -x 1 -y 2

@@ -41,6 +41,13 @@ mpirun -np 2 "$strata" run apf -n 200 -i 120 -s 40 -x 1 -y 2 -k --quiet --out "$
   > "$work/k.txt" 2>&1 || fail "apf -k: $(grep -m1 error "$work/k.txt")"
 grep -q "never exchanged" "$work/k.txt" || fail "apf -k: the report does not say the halos are not exchanged"
 cmp -s "$work/apf.1.chk" "$work/k.chk" && fail "apf -k: the state equals the communicating run's (the comparison sees nothing)"
+# The default --halos auto on CPU ranks: over MPI, and the report says so (with what it sent).
+grep -q "halos over MPI every step" "$work/apf.1x2.omp.txt" || fail "apf 1x2: the report does not say the halos go over MPI"
+grep -q "Halos sent per step" "$work/apf.1x2.omp.txt" && fail "apf 1x2 on the CPU: a halo byte count the CPU engine does not keep"
+
+# heat3d on a box (--nx --ny --nz: weak scaling's grids), split along z and along x.
+one heatbox heat3d --nx 23 --ny 17 --nz 31 --steps 20
+for g in 1x1x2 2x1x1; do split heatbox "$g" omp heat3d --nx 23 --ny 17 --nz 31 --steps 20; done
 
 # heat3d: the 7-point star and the 19- and 27-point boxes (their corners cross two cuts).
 for s in 7pt 19pt 27pt; do

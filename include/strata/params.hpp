@@ -62,11 +62,16 @@ public:
     std::vector<std::string> texts(const std::string& key) const;
     std::vector<double> reals(const std::string& key) const;
     bool flag(const std::string& key) const;
+    // Points along an axis of a box whose sides default to n (box_params' --nx, --ny, --nz).
+    int side(const std::string& key, std::int64_t n) const;
 
 private:
     const ParamSpec& spec(const std::string& key) const;
     std::vector<ParamSpec> specs_;  // a copy: callers pass the model's description, often a temporary
     const Params& params_;
 };
+
+// --nx, --ny and --nz, each the points along its axis, n (the model's -n) by default.
+std::vector<ParamSpec> box_params();
 
 }  // namespace strata

@@ -109,6 +109,24 @@ std::vector<double> ParamReader::reals(const std::string& key) const {
     throw UsageError(s.flag + " needs " + std::to_string(s.count) + " numbers");
 }
 
+int ParamReader::side(const std::string& key, std::int64_t n) const {
+    if (!given(key)) return int(n);
+    const std::int64_t s = integer(key);
+    if (s > 1 << 20) throw UsageError("--" + key + " " + std::to_string(s) + " is too large");
+    return int(s);
+}
+
+std::vector<ParamSpec> box_params() {
+    std::vector<ParamSpec> out;
+    for (const char* axis : {"x", "y", "z"}) {
+        ParamSpec s{std::string("--n") + axis, std::string("n") + axis, ParamKind::integer, "",
+                    std::string("Points along ") + axis + " (default n)"};
+        s.positive = true;
+        out.push_back(s);
+    }
+    return out;
+}
+
 bool ParamReader::flag(const std::string& key) const {
     const ParamSpec& s = spec(key);
     const Params::Value* v = params_.find(key);

@@ -178,11 +178,7 @@ ModelInfo Wave3dProblem::describe() {
     m.precision = Precision::fp32;
     m.out_dir = ".";
     m.out_help = "Directory for the traces, the snapshot frames and the .pvd (default: the current directory)";
-    ParamSpec nx{"--nx", "nx", ParamKind::integer, "", "Points along x (default n)"};
-    nx.positive = true;
-    ParamSpec ny = nx, nz = nx;
-    ny.flag = "--ny", ny.key = "ny", ny.help = "Points along y (default n)";
-    nz.flag = "--nz", nz.key = "nz", nz.help = "Points along z (default n)";
+    const std::vector<ParamSpec> box = box_params();
     ParamSpec sponge{"--sponge", "sponge", ParamKind::integer, "", "Sponge width in cells on each face (default min(16, n/8))"};
     sponge.non_negative = true;
     ParamSpec range{"--range", "range", ParamKind::reals, "",
@@ -190,9 +186,9 @@ ModelInfo Wave3dProblem::describe() {
     range.count = 2;
     m.params = {
         {"-n", "n", ParamKind::integer, "128", "Points per side (the grid is n^3)"},
-        nx,
-        ny,
-        nz,
+        box[0],
+        box[1],
+        box[2],
         {"--steps", "steps", ParamKind::integer, "500", "Time steps"},
         {"--extent", "extent", ParamKind::real, "1", "L: the box's length along x"},
         {"--velocity", "velocity", ParamKind::text, "1500", "V (constant) or layered:V1,V2@F (V2 below depth F of z)"},
@@ -324,20 +320,13 @@ std::unique_ptr<Wave3dProblem> wave_problem(const ParamReader& r, int nx, int ny
     return w;
 }
 
-int side(const ParamReader& r, const std::string& key, std::int64_t n) {
-    if (!r.given(key)) return int(n);
-    const std::int64_t s = r.integer(key);
-    if (s > 1 << 20) throw UsageError("--" + key + " " + std::to_string(s) + " is too large");
-    return int(s);
-}
-
 }  // namespace
 
 std::unique_ptr<Problem> Wave3dProblem::from_params(const Params& params, std::ostream& out) {
     const ParamReader r(describe().params, params, "wave3d");
     const std::int64_t n = r.integer("n");
     if (n > 1 << 20) throw UsageError("-n " + std::to_string(n) + " is too large");
-    auto w = wave_problem(r, side(r, "nx", n), side(r, "ny", n), side(r, "nz", n));
+    auto w = wave_problem(r, r.side("nx", n), r.side("ny", n), r.side("nz", n));
     place(*w, r, out);
     w->record_steps = w->receivers.empty() ? 0 : w->steps();
     return w;
