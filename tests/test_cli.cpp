@@ -67,6 +67,19 @@ TEST(Cli, RunsHeat3d) {
     EXPECT_NE(r.out.find("Max error vs exact"), std::string::npos);
 }
 
+// A box: its sides, and the exact solution on it (the error is the scheme's, small).
+TEST(Cli, RunsHeat3dOnABox) {
+    const CliResult r = cli({"run", "heat3d", "--nx", "9", "--ny", "7", "--nz", "15", "--steps", "20"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("grid 9 x 7 x 15,"), std::string::npos) << r.out;
+    const std::size_t at = r.out.find("Max error vs exact: ");
+    ASSERT_NE(at, std::string::npos);
+    const double error = std::stod(r.out.substr(at + 20));
+    EXPECT_GT(error, 0.0);
+    EXPECT_LT(error, 5e-3);
+    expect_clear_error({"run", "heat3d", "-n", "10", "--nz", "2"}, "--nz must be at least 3");
+}
+
 TEST(Cli, HelpTeachesAndExitsZero) {
     const CliResult r = cli({"run", "apf", "--help"});
     EXPECT_EQ(r.code, 0);

@@ -120,8 +120,8 @@ std::unique_ptr<Problem> Heat3dProblem::from_params(const Params& params, std::o
     const int nx = r.side("nx", n), ny = r.side("ny", n), nz = r.side("nz", n);
     for (const auto& [key, v] : {std::pair<const char*, int>{"nx", nx}, {"ny", ny}, {"nz", nz}})
         if (v < 3)
-            throw UsageError((r.given(key) ? "--" + std::string(key) : "-n (the default of --" + std::string(key) + ")") +
-                             " must be at least 3 (got " + std::to_string(v) + ")");
+            throw UsageError((r.given(key) ? "--" + std::string(key) : std::string("-n")) + " must be at least 3 (got " +
+                             std::to_string(v) + ")");
     if (steps < 0) throw UsageError("--steps must be >= 0 (got " + std::to_string(steps) + ")");
     return std::make_unique<Heat3dProblem>(heat_params(r, nx, ny, nz), steps);
 }
