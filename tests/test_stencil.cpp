@@ -3,6 +3,7 @@
 // every error a user can make, each with its file, line, column and caret.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "strata/stencil.hpp"
@@ -58,6 +59,18 @@ TEST(Stencil, InitialValuesAreFunctionsOfPositionAndParams) {
     const Spec p = parse("dims 2\nparam a = 2\nfield u = max(a * x, pow(y, 2)) - -1\nu' = u\n");
     const double at[3] = {0.25, 0.9, 0};
     EXPECT_DOUBLE_EQ(evaluate(*p.fields[0].initial, p, at), 0.81 + 1);
+}
+
+// A param's formula: numbers, the params above it and the grid's cells, resolved per grid in file
+// order; an override makes it a number, and the formulas below it follow.
+TEST(Stencil, ParamFormulasFollowTheGrid) {
+    Spec s = parse("dims 2\nparam k = 3, h = 1 / (nx - 1)\nparam c = k * h * h + ny\nfield u = 0\nu' = c * u\n");
+    EXPECT_TRUE(std::isnan(*s.param("h")));  // no grid yet
+    const std::vector<double> a = resolve_params(s, 11, 5, 1), b = resolve_params(s, 21, 7, 1);
+    EXPECT_EQ(a, (std::vector<double>{3, 1.0 / 10, 3 * (1.0 / 10) * (1.0 / 10) + 5}));
+    EXPECT_EQ(b, (std::vector<double>{3, 1.0 / 20, 3 * (1.0 / 20) * (1.0 / 20) + 7}));
+    override_params(s, "h=0.5");
+    EXPECT_EQ(resolve_params(s, 11, 5, 1), (std::vector<double>{3, 0.5, 3 * 0.5 * 0.5 + 5}));
 }
 
 TEST(Stencil, ParamsAreOverriddenByName) {
@@ -156,6 +169,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"field u = 0\n", "1:1", "`dims 2` or `dims 3` must come first"},
         BadCase{"dims 4\n", "1:6", "dims must be 2 or 3"},
         BadCase{"dims 2\nfield u = 0\nu' = u\nu' = 2 * u\n", "4:1", "'u' is updated twice"},
+        BadCase{"dims 2\nparam h = x / nx\nfield u = 0\nu' = h * u\n", "2:11", "'x' is a coordinate"},
+        BadCase{"dims 2\nfield u = 0\nparam h = u\nu' = h * u\n", "3:11", "'u' is a field"},
+        BadCase{"dims 2\nfield u = 0\nu' = nx * u\n", "3:6", "'nx' (the grid's cells) is for params' formulas"},
+        BadCase{"dims 2\nparam h = nz\nfield u = 0\nu' = h * u\n", "2:11", "'nz' in a 2D stencil"},
+        BadCase{"dims 2\nfield u = 0\nparam h = lap(u)\nu' = h * u\n", "3:11", "lap() in a param's formula"},
+        BadCase{"dims 2\nparam h = g\nparam g = 1\nfield u = 0\nu' = h * u\n", "2:11", "unknown name 'g'"},
         BadCase{"dims 2\ncoefficient c = 1\nfield u = 0\nc' = u\nu' = c\n", "4:1", "'c' is a coefficient"},
         BadCase{"dims 2\nfield u = x + v\n", "2:15", "unknown name 'v'"},
         BadCase{"dims 2\nfield u = 0\nfield v = u\n", "3:11", "'u' is a field"},

@@ -35,7 +35,8 @@ using ExprPtr = std::shared_ptr<const Expr>;
 //   call       name (abs sqrt exp log sin cos tanh min max pow lap), args
 //   local      name (a `let` above: its value at the cell)
 struct Expr {
-    enum class Kind { number, param, coordinate, field, unary, binary, call, local } kind = Kind::number;
+    // grid: the grid's cells along an axis (nx, ny, nz), in a param's formula only.
+    enum class Kind { number, param, coordinate, field, unary, binary, call, local, grid } kind = Kind::number;
     Where at;
     double value = 0;
     std::string name, op;
@@ -77,6 +78,10 @@ struct Spec {
     int dims = 0;
     std::vector<FieldDef> fields;  // in declaration order
     std::vector<std::pair<std::string, double>> params;
+    // params[i]'s formula where it has one (of numbers, the params above it and the grid's nx, ny,
+    // nz: a step that follows from the mesh), else null; its value in `params` is then NaN until
+    // resolve_params gives it a grid.
+    std::vector<ExprPtr> formulas;
     Boundary boundary = Boundary::zero;
     double boundary_value = 0;     // Boundary::fixed's
     std::vector<Update> updates;   // and lets, in file order: a later line may read an earlier one's
@@ -105,13 +110,17 @@ UsageError error_at(const Spec& spec, Where at, const std::string& message);
 Spec parse(const std::string& text, const std::string& path = "<stencil>");
 Spec parse_file(const std::string& path);
 
-// `--params F=0.04,k=0.06`: each NAME=VALUE replaces a param's value; an unknown name or a
-// malformed pair is a UsageError naming it and the params there are.
+// `--params F=0.04,k=0.06`: each NAME=VALUE replaces a param's value (a formula's too: the
+// params below it that read it follow); an unknown name or a malformed pair is a UsageError naming
+// it and the params there are.
 void override_params(Spec& spec, const std::string& assignments);
+// The params' values on a grid of nx x ny x nz cells: numbers as they are, formulas in file order.
+std::vector<double> resolve_params(const Spec& spec, int nx, int ny, int nz);
 
 // The value of `e` at a point: coordinates by name ("x", "y", "z"), the spec's params. For the
 // initial values; a field read in `e` is an error (initial values depend on position alone).
-double evaluate(const Expr& e, const Spec& spec, const double (&xyz)[3]);
+// `grid`: nx, ny, nz for a param's formula (null elsewhere, where none can appear).
+double evaluate(const Expr& e, const Spec& spec, const double (&xyz)[3], const int* grid = nullptr);
 
 // lap(NAME) spelled out in the order generated code sums it: the neighbours axis by axis, x first
 // (-1 then +1), then minus 2 * dims times the centre.

@@ -169,6 +169,7 @@ public:
                 return layout_ ? cat({"p_", e.name}) : cat({"p[", std::to_string(param_index(e.name)), "]"});
             case Expr::Kind::coordinate: return e.name;  // initial values only (plan() refuses them in updates)
             case Expr::Kind::local: return cat({"l_", e.name});
+            case Expr::Kind::grid: break;  // params' formulas only: resolved on the host, never generated
             case Expr::Kind::field: {
                 if (e.updated) return cat({"n_", e.name});
                 if (layout_->coef(e.name)) return cat({"k_", e.name});

@@ -2,6 +2,7 @@
 #include "stencil/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cerrno>
 #include <cstring>
@@ -28,29 +29,24 @@ const char* boundary_name(Boundary b) {
     return "?";
 }
 
-// "c = 0.2, dt = 1" (or with `sep` "=" and ","): params as the report and the help print them.
+// "c = 0.2, dt = 1" (or with `sep` "=" and ","): params as the report and the help print them
+// (without a grid, a formula's value is not known: the help says so).
 std::string params_text(const Spec& spec, const std::vector<double>& values, const char* eq, const char* sep) {
     std::string text;
     for (std::size_t i = 0; i < spec.params.size(); ++i) {
         char v[64];
         std::snprintf(v, sizeof v, "%g", values[i]);
-        text += (i ? sep : "") + spec.params[i].first + eq + v;
+        text += (i ? sep : "") + spec.params[i].first + eq + (std::isnan(values[i]) ? "(from the grid)" : v);
     }
     return text;
 }
 
-std::vector<double> param_values(const Spec& spec) {
-    std::vector<double> v;
-    for (const auto& p : spec.params) v.push_back(p.second);
-    return v;
-}
-
-// --params NAME=VALUE,... against the file's params.
-std::vector<double> with_overrides(const Spec& spec, const ParamReader& r) {
-    if (!r.given("params")) return param_values(spec);
+// The params on the run's grid, --params NAME=VALUE,... replacing the file's.
+std::vector<double> run_params(const Spec& spec, const ParamReader& r, const Setup& grid) {
+    if (!r.given("params")) return resolve_params(spec, grid.nx, grid.ny, grid.nz);
     Spec s = spec;
     override_params(s, r.text("params"));
-    return param_values(s);
+    return resolve_params(s, grid.nx, grid.ny, grid.nz);
 }
 
 // A periodic boundary's ghost cells come from a period away, so the grid must be at least as wide
@@ -186,7 +182,9 @@ ModelInfo describe_stencil(const Spec& spec, const std::string& name) {
     ModelInfo m;
     m.name = name;
     m.summary = "the stencil file " + spec.path;
-    const std::string params = params_text(spec, param_values(spec), "=", ", ");
+    std::vector<double> values;
+    for (const auto& p : spec.params) values.push_back(p.second);
+    const std::string params = params_text(spec, values, "=", ", ");
     m.help = "A model from the stencil file " + spec.path + " (docs/stencil-language.md), generated into the\n" +
              "engines' model functor and compiled at the first run (cached: ~/.cache/strata/kernels).\n" +
              (params.empty() ? std::string("It has no params.\n") : "Params: " + params + " (--params NAME=VALUE,...).\n") +
@@ -223,7 +221,7 @@ Setup stencil_setup(const Spec& spec, const ModelInfo& info, const Params& param
     s.ny = side("ny");
     s.nz = spec.dims == 3 ? side("nz") : 1;
     s.steps = steps;
-    s.params = with_overrides(spec, r);
+    s.params = run_params(spec, r, s);
     check_sides(spec, s);
     return s;
 }
@@ -235,7 +233,7 @@ Setup stencil_box(const Spec& spec, const ModelInfo& info, const Params& params,
     s.ny = ny;
     s.nz = spec.dims == 3 ? nz : 1;
     s.steps = 1;
-    s.params = with_overrides(spec, r);
+    s.params = run_params(spec, r, s);
     check_sides(spec, s);
     return s;
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <sstream>
 
 namespace strata::stencil {
@@ -188,7 +189,10 @@ private:
                 const std::string p = name("a parameter name");
                 if (taken(p)) fail(w, "'" + p + "' is already a name here");
                 expect("=", "and its value");
-                spec_.params.emplace_back(p, number("a number"));
+                ExprPtr value = expression(Context::param);
+                const bool plain = value->kind == Expr::Kind::number;
+                spec_.params.emplace_back(p, plain ? value->value : std::numeric_limits<double>::quiet_NaN());
+                spec_.formulas.push_back(plain ? nullptr : std::move(value));
             } while (accept(","));
         } else if (word == "boundary") {
             const Where w = here();
@@ -208,7 +212,7 @@ private:
         if (spec_.dims == 0) fail(at, "`dims 2` or `dims 3` must come first");
     }
     static bool reserved(const std::string& n) {
-        return n == "x" || n == "y" || n == "z" || n == "file" || n == "let" ||
+        return n == "x" || n == "y" || n == "z" || n == "nx" || n == "ny" || n == "nz" || n == "file" || n == "let" ||
                std::find(std::begin(kFunctions), std::end(kFunctions), n) != std::end(kFunctions);
     }
     bool taken(const std::string& n) const {
@@ -248,8 +252,9 @@ private:
         return s.empty() ? " (none declared above)" : " (fields: " + s + ")";
     }
 
-    // Expressions. `initial`: values of position and params alone; `update`: fields too.
-    enum class Context { initial, update };
+    // Expressions. `param`: of numbers, the params above and the grid's nx, ny, nz; `initial`:
+    // of position and params; `update`: fields too.
+    enum class Context { param, initial, update };
 
     ExprPtr node(Expr e) {
         if (++nodes_ > kMaxNodes) fail(e.at, "the expression is too long (over " + std::to_string(kMaxNodes) + " terms)");
@@ -317,7 +322,16 @@ private:
         if (t.kind != Token::Kind::name) fail(at, "expected a value, found " + describe(t));
         const std::string n = tokens_[pos_++].text;
         if (is("(")) return call(n, at, c);
+        if (n == "nx" || n == "ny" || n == "nz") {
+            if (c != Context::param) fail(at, "'" + n + "' (the grid's cells) is for params' formulas: give it a param");
+            if (n == "nz" && spec_.dims == 2) fail(at, "'nz' in a 2D stencil");
+            Expr e = make(Expr::Kind::grid, at);
+            e.name = n;
+            return node(std::move(e));
+        }
         if (n == "x" || n == "y" || n == "z") {
+            if (c == Context::param)
+                fail(at, "a param's formula depends on numbers, params and nx, ny, nz alone; '" + n + "' is a coordinate");
             if (n == "z" && spec_.dims == 2) fail(at, "'z' in a 2D stencil");
             Expr e = make(Expr::Kind::coordinate, at);
             e.name = n;
@@ -328,6 +342,9 @@ private:
             e.name = n;
             return node(std::move(e));
         }
+        if (c == Context::param && (spec_.local(n) || spec_.field(n)))
+            fail(at, "a param's formula depends on numbers, params and nx, ny, nz alone; '" + n + "' is a " +
+                         (spec_.field(n) ? "field" : "let"));
         if (spec_.local(n)) {
             if (c == Context::initial) fail(at, "initial values depend on x, y, z and params alone; '" + n + "' is a let");
             if (is("[") || is("'")) fail(here(), "a let is a value at the cell: no offset, no '");
@@ -384,7 +401,7 @@ private:
         Expr e = make(Expr::Kind::call, at);
         e.name = n;
         if (n == "lap") {
-            if (c == Context::initial) fail(at, "lap() in an initial value");
+            if (c != Context::update) fail(at, c == Context::param ? "lap() in a param's formula" : "lap() in an initial value");
             const Where w = here();
             const std::string f = name("a field name");
             const FieldDef* def = spec_.field(f);
@@ -523,13 +540,29 @@ void override_params(Spec& spec, const std::string& assignments) {
         if (value.empty() || *stop != '\0' || !std::isfinite(v))
             throw UsageError("--params: '" + item + "' is not NAME=NUMBER");
         it->second = v;
+        spec.formulas[std::size_t(it - spec.params.begin())] = nullptr;
     }
 }
 
-double evaluate(const Expr& e, const Spec& spec, const double (&xyz)[3]) {
-    auto arg = [&](int i) { return evaluate(*e.args[std::size_t(i)], spec, xyz); };
+std::vector<double> resolve_params(const Spec& spec, int nx, int ny, int nz) {
+    Spec s = spec;  // each formula reads the values above it, resolved
+    const int grid[3] = {nx, ny, nz};
+    const double origin[3] = {0, 0, 0};
+    std::vector<double> out;
+    for (std::size_t i = 0; i < s.params.size(); ++i) {
+        if (s.formulas[i]) s.params[i].second = evaluate(*s.formulas[i], s, origin, grid);
+        out.push_back(s.params[i].second);
+    }
+    return out;
+}
+
+double evaluate(const Expr& e, const Spec& spec, const double (&xyz)[3], const int* grid) {
+    auto arg = [&](int i) { return evaluate(*e.args[std::size_t(i)], spec, xyz, grid); };
     switch (e.kind) {
         case Expr::Kind::number: return e.value;
+        case Expr::Kind::grid:
+            if (!grid) throw Error("'" + e.name + "' outside a param's formula");
+            return grid[e.name[1] - 'x'];
         case Expr::Kind::param: return *spec.param(e.name);
         case Expr::Kind::coordinate: return xyz[e.name[0] - 'x'];
         case Expr::Kind::unary: return e.op == "-" ? -arg(0) : double(arg(0) == 0);
