@@ -405,10 +405,7 @@ TEST(Cuda, RelaunchedEngineMatchesTheReference) {
     relaunch_matches_cpu<double>(ApfProblem(ap), test::random_apf_state<double>(ap, 5), "R");
     relaunch_matches_cpu<double>(ApfProblem(ap), test::random_apf_state<double>(ap, 6), "E");
     const HeatParams hp = HeatParams::make_box(37, 29, 23, HeatStencil::p7);
-    HostField<float> u(hp.extent());
-    test::fill_random(u, 7);
-    test::zero_ghosts(u);
-    relaunch_matches_cpu<float>(Heat3dProblem(hp), test::state_of("u", u), "u");
+    relaunch_matches_cpu<float>(Heat3dProblem(hp), test::random_state_of<float>("u", hp.extent(), 7, true), "u");
 }
 
 // --chunk on a kernel that has no strips or plane chunks is an error, not a silent no-op.

@@ -47,10 +47,7 @@ void heat_every_strategy() {
     const Heat2dProblem builtin(Heat2dParams::make(301, 203));  // no tile divides it
     const ModelInfo& m = find_model(example("heat2d.stencil"));
     const auto generated = m.box(Params{{"params", "c=" + test::exact(builtin.params.c)}}, 301, 203, 1);
-    HostField<T> u(builtin.extent());
-    test::fill_random(u, 7);
-    test::zero_ghosts(u);
-    const State<T> init = test::state_of("u", u);
+    const State<T> init = test::random_state_of<T>("u", builtin.extent(), 7, true);
     EXPECT_EQ(kernel_names(Backend::cuda, m.name), kernel_names(Backend::cuda, "heat2d"));
     for_each_launch(m.name, [&](const EngineOptions& o) {
         auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
@@ -201,10 +198,7 @@ void heat7_equals_builtin() {
     const Heat3dProblem builtin(HeatParams::make_box(37, 19, 13, HeatStencil::p7));
     const ModelInfo& m = find_model(example("heat7.stencil"));
     const auto generated = m.box(Params{{"params", "c=" + test::exact(builtin.params.c)}}, 37, 19, 13);
-    HostField<T> u(builtin.extent());
-    test::fill_random(u, 5);
-    test::zero_ghosts(u);
-    const State<T> init = test::state_of("u", u);
+    const State<T> init = test::random_state_of<T>("u", builtin.extent(), 5, true);
     EXPECT_EQ(kernel_names(Backend::cuda, m.name), (std::vector<std::string>{"naive", "smem", "stream"}));
     for (const std::string& k : kernel_names(Backend::cuda, m.name))
         for (int chunk : k == "stream" ? std::vector<int>{0, 4} : std::vector<int>{0}) {

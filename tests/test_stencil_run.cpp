@@ -44,9 +44,7 @@ void heat_equals_builtin(Backend backend) {
     const Heat2dProblem builtin(Heat2dParams::make(37, 23));
     const ModelInfo& m = find_model(example("heat2d.stencil"));
     const auto generated = m.box(Params{{"params", "c=" + exact(builtin.params.c)}}, 37, 23, 1);
-    HostField<T> u(builtin.extent());
-    test::fill_random(u, 5);
-    const State<T> init = test::state_of("u", u);
+    const State<T> init = test::random_state_of<T>("u", builtin.extent(), 5, false);
     auto a = make_engine<T>(builtin, backend, {}, &init);
     auto b = engine<T>(m, *generated, backend, &init);
     a->advance(13);
@@ -259,9 +257,7 @@ void heat7_equals_builtin(Backend backend) {
     const ModelInfo& m = find_model(example("heat7.stencil"));
     EXPECT_TRUE(m.cells_only);
     const auto generated = m.box(Params{{"params", "c=" + exact(builtin.params.c)}}, 19, 13, 11);
-    HostField<T> u(builtin.extent());
-    test::fill_random(u, 6);
-    const State<T> init = test::state_of("u", u);
+    const State<T> init = test::random_state_of<T>("u", builtin.extent(), 6, false);
     auto a = make_engine<T>(builtin, backend, {}, &init);
     auto b = engine<T>(m, *generated, backend, &init);
     a->advance(9);

@@ -51,6 +51,16 @@ State<T> state_of(const std::string& name, const HostField<T>& u) {
     return state<T>({{name, u}});
 }
 
+// The state of a model with one state field of random values in [0, 1) on `e`; `dirichlet`: its
+// ghost layer zero (a model whose boundary is the zero ghosts reads them).
+template <class T>
+State<T> random_state_of(const std::string& name, const Extent& e, std::uint64_t seed, bool dirichlet) {
+    HostField<T> u(e);
+    fill_random(u, seed);
+    if (dirichlet) zero_ghosts(u);
+    return state_of(name, u);
+}
+
 // apf's two fields, as one engine holds them now.
 template <class T>
 struct ApfFields {
