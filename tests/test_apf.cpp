@@ -1,15 +1,38 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <regex>
 #include <sstream>
 
+#include "strata/core/hd.hpp"
 #include "strata/engine.hpp"
 #include "strata/run.hpp"
 #include "test_util.hpp"
 
 namespace strata {
 namespace {
+
+// divide (core/hd.hpp) stands for `/` in the models: the same bits on every pair of special and
+// ordinary values, zeros of both signs, denormals, infinities and NaN included.
+template <class T>
+void expect_divide_is_the_division() {
+    using L = std::numeric_limits<T>;
+    const T v[] = {T(0), -T(0), L::denorm_min(), -L::denorm_min(), L::min(), T(0.3), -T(1), T(7), L::max(),
+                   L::infinity(), -L::infinity(), L::quiet_NaN()};
+    for (T a : v)
+        for (T b : v) {
+            const T want = a / b, got = divide(a, b);
+            if (std::isnan(want)) {
+                EXPECT_TRUE(std::isnan(got)) << a << " / " << b;
+            } else {
+                EXPECT_EQ(std::memcmp(&want, &got, sizeof(T)), 0) << a << " / " << b << ": " << want << " against " << got;
+            }
+        }
+}
+TEST(Divide, SameBitsAsTheDivisionFp32) { expect_divide_is_the_division<float>(); }
+TEST(Divide, SameBitsAsTheDivisionFp64) { expect_divide_is_the_division<double>(); }
 
 TEST(AlievPanfilov, ParametersFollowTheClassicDtRule) {
     const ApfParams p = ApfParams::for_mesh(100);

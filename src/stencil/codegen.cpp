@@ -182,7 +182,8 @@ public:
                 return e.op == "-" ? cat({"(-", arg(0), ")"}) : cat({t, "(", arg(0), " == ", t, "(0))"});
             case Expr::Kind::binary: {
                 const std::string& op = e.op;
-                if (op == "+" || op == "-" || op == "*" || op == "/") return cat({"(", arg(0), " ", op, " ", arg(1), ")"});
+                if (op == "+" || op == "-" || op == "*") return cat({"(", arg(0), " ", op, " ", arg(1), ")"});
+                if (op == "/") return cat({"strata::divide(", arg(0), ", ", arg(1), ")"});  // a / b's bits (core/hd.hpp)
                 if (op == "&&" || op == "||")
                     return cat({t, "((", arg(0), " != ", t, "(0)) ", op, " (", arg(1), " != ", t, "(0)))"});
                 return cat({t, "(", arg(0), " ", op, " ", arg(1), ")"});  // a comparison: 1 or 0

@@ -105,7 +105,7 @@ struct AlievPanfilov {
         const T c = e(0, 0);
         T en = c + alpha * (e(1, 0) + e(-1, 0) - T(4) * c + e(0, 1) + e(0, -1));
         en = en - dt * (kk * en * (en - a) * (en - T(1)) + en * r);
-        r = r + dt * (eps + M1 * r / (en + M2)) * (-r - kk * en * (en - b - T(1)));
+        r = r + dt * (eps + divide(M1 * r, en + M2)) * (-r - kk * en * (en - b - T(1)));  // (divide: hd.hpp)
         e_out = en;
     }
 };
