@@ -18,20 +18,24 @@ struct HaloFields {
     int n;
 };
 
-// Cell c of the n boxes of cells (field after field, then z, y, x as in memory): `Pack` copies it
-// from the fields into `flat`, else the other way.
+// The n boxes of cells (field after field, then z, y, x as in memory) copied from the fields into
+// `flat` (`Pack`), else the other way. A row of the box at a time: threadIdx.x runs along it, the
+// rest of the launch over the rows, so a cell costs an address and a copy (the first version
+// split a flat 64-bit cell index into i, j, k and field per cell: five 64-bit divisions, issued on
+// the same SMs as the interior's update it runs beside).
 template <bool Pack, class T, int N>
 __global__ void halo_copy(const HaloFields<T, N> f, const DevGrid g, const HaloBox b, T* flat) {
-    const std::int64_t cells = b.cells(), nx = b.hi[0] - b.lo[0], ny = b.hi[1] - b.lo[1];
-    for (std::int64_t c = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; c < cells * f.n;
-         c += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t r = c % cells;
-        const int i = b.lo[0] + int(r % nx), j = b.lo[1] + int(r / nx % ny), k = b.lo[2] + int(r / (nx * ny));
-        T& cell = f.p[c / cells][g.at(i, j, k)];
-        if constexpr (Pack)
-            flat[c] = cell;
-        else
-            cell = flat[c];
+    const int nx = b.hi[0] - b.lo[0], ny = b.hi[1] - b.lo[1], nz = b.hi[2] - b.lo[2], rows = ny * nz * f.n;
+    for (int r = blockIdx.y * blockDim.y + threadIdx.y; r < rows; r += gridDim.y * blockDim.y) {
+        const int j = r % ny, k = r / ny % nz;
+        T* const row = f.p[r / (ny * nz)] + g.at(b.lo[0], b.lo[1] + j, b.lo[2] + k);
+        T* const packed = flat + std::int64_t(r) * nx;
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < nx; i += gridDim.x * blockDim.x) {
+            if constexpr (Pack)
+                packed[i] = row[i];
+            else
+                row[i] = packed[i];
+        }
     }
 }
 
@@ -83,7 +87,13 @@ private:
     static void copy(const HaloFields<T, N>& f, const DevGrid& g, const HaloBox& b, T* flat, std::size_t n,
                      cudaStream_t s) {
         if (n == 0) return;
-        halo_copy<Pack><<<unsigned(std::min<std::size_t>((n + 255) / 256, 4096)), 256, 0, s>>>(f, g, b, flat);
+        // 256 threads: a row's width of them (at most 128: a column of a 2D cut is a few cells
+        // wide), the rest over rows; about 2048 blocks at most, each copying several rows.
+        const int width = b.hi[0] - b.lo[0], rows = int(n / std::size_t(width));
+        const int tx = width >= 96 ? 128 : width >= 24 ? 32 : 8, ty = 256 / tx;
+        const unsigned bx = unsigned((width + tx - 1) / tx);
+        const unsigned by = unsigned(std::max(1, std::min((rows + ty - 1) / ty, int(2048 / bx))));
+        halo_copy<Pack><<<dim3(bx, by), dim3(tx, ty), 0, s>>>(f, g, b, flat);
         STRATA_CUDA_CHECK_LAUNCH();
     }
     void reserve(std::size_t n) {
