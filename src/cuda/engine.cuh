@@ -496,16 +496,16 @@ private:
                 sub_->exposed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             }
         }
-        update(g, steps);
-        if (!temporal() && has_points()) act_on_points(g, true, true);
+        update(g, steps, stream_.get());
+        if (!temporal() && has_points()) act_on_points(g, true, true, stream_.get());
         buffers_.swap(temporal());
         odd_ = !odd_;
     }
 
     // The sources and receivers after a step's update (point_features: those in g's span, or
     // outside it), before the buffers swap.
-    void act_on_points(const DevGrid& g, bool inside, bool count) {
-        point_features<<<1, 256, 0, stream_.get()>>>(buffers_.next[points_.field].origin(), g, extent_.dims - 1, inside,
+    void act_on_points(const DevGrid& g, bool inside, bool count, cudaStream_t s) {
+        point_features<<<1, 256, 0, s>>>(buffers_.next[points_.field].origin(), g, extent_.dims - 1, inside,
                                                      count, sources_.get(), int(points_.sources.size()),
                                                      receivers_.get(), int(points_.receivers.size()), traces_.get(),
                                                      points_.record_steps, device_step_.get(), points_.dt);
@@ -514,13 +514,13 @@ private:
 
     // The strategy's update of the cells of g's span, from the current buffers (a temporal
     // strategy: `steps` steps into the second buffers).
-    void update(const DevGrid& g, int steps) {
+    void update(const DevGrid& g, int steps, cudaStream_t s) {
         auto origin = [](DeviceField<T>& u) { return u.origin(); };
         if (temporal()) {
             const auto bound = buffers_.template pass<T>(origin);
-            strategy_.fused(model_, Model::bind(bound.first), Model::bind(bound.second), g, steps, knobs_, stream_.get());
+            strategy_.fused(model_, Model::bind(bound.first), Model::bind(bound.second), g, steps, knobs_, s);
         } else {
-            strategy_.launch(model_, Model::bind(buffers_.template step<T>(origin)), g, knobs_, stream_.get());
+            strategy_.launch(model_, Model::bind(buffers_.template step<T>(origin)), g, knobs_, s);
         }
     }
 
@@ -554,26 +554,37 @@ private:
                        " leave no interior beside two " + std::to_string(h) + "-deep slabs");
         return {true, lo_end, hi_start, n, ""};
     }
+    // The slabs go on the communication stream (the highest priority, so their blocks are placed
+    // first) beside the interior on the main stream, not before it: launched first on one stream
+    // they held the interior back by their own time, a few small launches that fill the GPU
+    // poorly (heat3d 512^3 per rank: 24 us of a 670 us pass; docs/runs/56).
     void overlapped_pass(int steps, int captured) {
         if (!clock_) clock_ = std::make_unique<ExchangeClock>();
         const bool cap = captured >= 0;
         const int slot = clock_->slot(cap, captured);
-        DevGrid g = buffers_.cur[0].grid();
-        if (overlap_.lo_end > 0) g.lo = 0, g.hi = overlap_.lo_end, update(g, steps);
-        if (overlap_.hi_start < overlap_.n) g.lo = overlap_.hi_start, g.hi = overlap_.n, update(g, steps);
-        g.lo = overlap_.lo_end, g.hi = overlap_.hi_start;  // the interior
+        const cudaStream_t main = stream_.get(), comm = comm_.get();
         const bool points = !temporal() && has_points();  // (a temporal kernel refuses them)
-        if (points) act_on_points(g, false, false);        // those of the slabs, before they are sent
-        STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), stream_.get()));
-        update(g, steps);
-        if (points) act_on_points(g, true, true);
-        clock_->ready(slot, stream_.get(), cap);
+        STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), main));
+        STRATA_CUDA_CHECK(cudaStreamWaitEvent(comm, fork_.get(), 0));
+        DevGrid g = buffers_.cur[0].grid();
+        if (overlap_.lo_end > 0) g.lo = 0, g.hi = overlap_.lo_end, update(g, steps, comm);
+        if (overlap_.hi_start < overlap_.n) g.lo = overlap_.hi_start, g.hi = overlap_.n, update(g, steps, comm);
+        g.lo = overlap_.lo_end, g.hi = overlap_.hi_start;  // the interior
+        if (points) {  // those of the slabs, before they are sent; then the interior's, which count the step
+            act_on_points(g, false, false, comm);
+            STRATA_CUDA_CHECK(cudaEventRecord(slabs_.get(), comm));
+        }
+        update(g, steps, main);
+        if (points) {
+            STRATA_CUDA_CHECK(cudaStreamWaitEvent(main, slabs_.get(), 0));
+            act_on_points(g, true, true, main);
+        }
+        clock_->ready(slot, main, cap);
         buffers_.swap(temporal());
-        STRATA_CUDA_CHECK(cudaStreamWaitEvent(comm_.get(), fork_.get(), 0));
-        halos_.exchange(*sub_, halo_fields(steps), buffers_.cur[0].grid(), sub_->halo, comm_.get());
-        clock_->done(slot, comm_.get(), cap);
-        STRATA_CUDA_CHECK(cudaEventRecord(join_.get(), comm_.get()));
-        STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), join_.get(), 0));
+        halos_.exchange(*sub_, halo_fields(steps), buffers_.cur[0].grid(), sub_->halo, comm);
+        clock_->done(slot, comm, cap);
+        STRATA_CUDA_CHECK(cudaEventRecord(join_.get(), comm));
+        STRATA_CUDA_CHECK(cudaStreamWaitEvent(main, join_.get(), 0));
         odd_ = !odd_;
     }
 
@@ -630,7 +641,7 @@ private:
     HaloStage<T, N> halos_;
     Overlap overlap_;
     Stream comm_{Stream::Urgent{}};  // the overlapped exchange's
-    Event fork_{cudaEventDisableTiming}, join_{cudaEventDisableTiming};
+    Event fork_{cudaEventDisableTiming}, join_{cudaEventDisableTiming}, slabs_{cudaEventDisableTiming};
     mutable std::unique_ptr<ExchangeClock> clock_;  // exchanges on the device only; reading it waits for them
     Strategy<Model> strategy_;
     LaunchKnobs knobs_;
