@@ -341,8 +341,8 @@ def main():
         scaling_table = ["", "## Two GPUs against one", "",
                          "`scripts/gpu-check.sh scaling` on `nvidia-h100-x2` (2 H100s, NVLink; no `nvidia-h200-x2` was "
                          "lent): `strata run` on one GPU, then under `mpirun -np 2` with the halos over NCCL, first "
-                         "before each pass (`--no-overlap`), then overlapped (the boundary slabs first, sent while the "
-                         "interior updates); ms/step from each run's report (runs of 1-2 s, graph capture and start "
+                         "before each pass (`--no-overlap`), then overlapped (the boundary slabs updated beside the interior "
+                         "and sent while it updates); ms/step from each run's report (runs of 1-2 s, graph capture and start "
                          "included). Exposed: the share of the wall time a rank's kernels waited for its halos, on the "
                          "rank that waited most / least (their spread is the ranks' imbalance). Link: the halos' bytes "
                          f"at the device-to-device copy rate `strata-peer` measured in the same run ({link} GB/s one way).", "",
@@ -360,8 +360,8 @@ def main():
                                  f"{ratio(r['one']['ms'] / ms2)} | {mb} MB | "
                                  f"{mb / link * 1e3:.1f} µs |" if mb and link else "| - |")
         if apf_k:
-            scaling_table += ["", f"apf 16384² on two GPUs with `-k` (no exchange at all) runs {apf_k} ms/step: the "
-                              "ranks themselves, not the halos, hold apf back (see the notes)."]
+            scaling_table += ["", f"apf 16384² on two GPUs with `-k` (no exchange at all) runs {apf_k} ms/step: what the "
+                              "ranks take by themselves; the rest of the two-GPU time is the exchange's (see the notes)."]
     lines += scaling_table
     if stencil_table:
         lines += ["", "## Stencil files against the built-in models", "",
