@@ -105,7 +105,7 @@ TEST(AlievPanfilov, OneStepMatchesTheFormulasByHand) {
 TEST(AlievPanfilov, TimeAndIterationStopsGiveTheSameState) {
     const ApfParams p = ApfParams::for_mesh(40);
     const double T = 250.5 * p.dt;  // between two steps: the classic loop takes 251
-    const ApfSchedule s = apf_schedule_for_time(p.dt, T);
+    const ApfSchedule s = schedule_for_time(p.dt, T, "-t", "-i");
     EXPECT_EQ(s.steps, 251);
 
     std::ostringstream sink;

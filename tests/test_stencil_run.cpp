@@ -79,6 +79,24 @@ void apf_equals_builtin(Backend backend) {
 TEST(StencilRun, ApfFileEqualsBuiltinBitwiseCpuFp64) { apf_equals_builtin<double>(Backend::cpu); }
 TEST(StencilRun, ApfFileEqualsBuiltinBitwiseOmpFp32) { apf_equals_builtin<float>(Backend::omp); }
 
+// -t/--time: the classic schedule (t += dt while t < T) in steps of the param dt, so apf.stencil
+// stops where the built-in does, at the same time; refused beside --steps, and without a dt.
+TEST(StencilRun, TimeStopsApfFileWhereTheBuiltinStops) {
+    const ModelInfo& apf = find_model("apf");
+    const ModelInfo& file = find_model(example("apf.stencil"));
+    for (const double T : {1.0, 7.3, 10.0}) {
+        const auto a = apf.problem(Params{{"n", std::int64_t(40)}, {"t_final", T}}, std::cerr);
+        const auto b = file.problem(Params{{"n", std::int64_t(41)}, {"time", T}}, std::cerr);
+        EXPECT_EQ(a->steps(), b->steps()) << "T = " << T;
+        EXPECT_EQ(a->t_end(), b->t_end()) << "T = " << T;
+        EXPECT_GE(b->t_end(), T);
+        EXPECT_LT(b->t_end() - b->dt(), T);
+    }
+    EXPECT_THROW(file.problem(Params{{"time", 1.0}, {"steps", std::int64_t(3)}}, std::cerr), UsageError);
+    EXPECT_THROW(file.problem(Params{{"time", 1.0}, {"params", std::string("dt=0")}}, std::cerr), UsageError);
+    EXPECT_THROW(find_model(example("heat7.stencil")).problem(Params{{"time", 1.0}}, std::cerr), UsageError);
+}
+
 // barkley.stencil: v through its neighbourhood with the mirror boundary, w at the cell only,
 // reading v' (v's new value). One step from a random state against the formula evaluated here.
 TEST(StencilRun, PointwiseFieldMirrorAndNewValueMatchTheFormula) {

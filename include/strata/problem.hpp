@@ -38,6 +38,18 @@ struct ModelHook {
     std::function<void(Engine&, std::ostream&, std::int64_t step)> run;
 };
 
+// The classic apf program's stopping rule, `t = 0; while (t < T) { t += dt; ++steps; }`: the steps
+// it takes and the time it ends at, with the same floating-point accumulation (the rounding decides
+// the last step). `flag` names the option in the error for a dt that is not positive or a T that
+// takes more than kMaxTimedSteps (about a second of that loop alone), with `instead` the option to
+// use then.
+struct TimeSchedule {
+    std::int64_t steps = 0;
+    double t_end = 0;
+};
+inline constexpr double kMaxTimedSteps = 1e9;
+TimeSchedule schedule_for_time(double dt, double t_final, const std::string& flag, const std::string& instead);
+
 class Problem {
 public:
     virtual ~Problem() = default;

@@ -74,6 +74,8 @@ double StencilProblem::dt() const {
     return 1;
 }
 
+double StencilProblem::t_end() const { return setup_.t_end ? *setup_.t_end : double(setup_.steps) * dt(); }
+
 std::vector<std::pair<std::string, double>> StencilProblem::fingerprint() const {
     std::vector<std::pair<std::string, double>> f;
     for (std::size_t i = 0; i < spec_->params.size(); ++i) f.emplace_back(spec_->params[i].first, setup_.params[i]);
@@ -197,6 +199,8 @@ ModelInfo describe_stencil(const Spec& spec, const std::string& name) {
         {"--nx", "nx", ParamKind::integer, "0", "Cells along x (0: n)"},
         {"--ny", "ny", ParamKind::integer, "0", "Cells along y (0: n)"},
         {"--steps", "steps", ParamKind::integer, "100", "Time steps"},
+        {"-t,--time", "time", ParamKind::real, "",
+         "Simulated time to reach instead of --steps, in steps of the param dt (the classic apf rule: t += dt while t < T)"},
         {"--params", "params", ParamKind::text, "", "NAME=VALUE,... replacing the file's params"},
     };
     if (spec.dims == 3)
@@ -223,6 +227,16 @@ Setup stencil_setup(const Spec& spec, const ModelInfo& info, const Params& param
     s.steps = steps;
     s.params = run_params(spec, r, s);
     check_sides(spec, s);
+    if (r.given("time")) {
+        if (r.given("steps")) throw UsageError("--steps and -t/--time both say when to stop: give one");
+        const auto dt = std::find_if(spec.params.begin(), spec.params.end(), [](const auto& p) { return p.first == "dt"; });
+        if (dt == spec.params.end())
+            throw UsageError("-t/--time counts steps of the param dt, and " + spec.path + " has none: give --steps");
+        const TimeSchedule t = schedule_for_time(s.params[std::size_t(dt - spec.params.begin())], r.real("time"), "-t",
+                                                 "--steps");
+        s.steps = t.steps;
+        s.t_end = t.t_end;
+    }
     return s;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,7 @@ STRATA_HD double pow(double a, double b) { return ::pow(a, b); }
 struct Setup {
     int nx = 0, ny = 0, nz = 1;
     std::int64_t steps = 0;
+    std::optional<double> t_end;  // where -t/--time set the steps: the time they end at (problem.hpp)
     std::vector<double> params;  // in the file's order, --params applied
 };
 
@@ -64,6 +66,7 @@ public:
     const ModelInfo& model() const override { return *info_; }
     Extent extent() const override;
     double dt() const override;  // the param `dt` when the file has one, else 1
+    double t_end() const override;
     std::int64_t steps() const override { return setup_.steps; }
     std::vector<std::pair<std::string, double>> fingerprint() const override;
     std::string title() const override;

@@ -27,13 +27,8 @@ struct ApfParams {
     Extent extent() const { return Extent{n + 1, m + 1, 1, 1, 2}; }
 };
 
-// The classic stopping rule `t = 0; while (t < T) { t += dt; ++niter; }`: how many steps it
-// takes and the simulated time it ends at, with the same floating-point accumulation.
-struct ApfSchedule {
-    std::int64_t steps = 0;
-    double t_end = 0;
-};
-ApfSchedule apf_schedule_for_time(double dt, double t_final);
+// The classic stopping rule (problem.hpp), or -i iterations.
+using ApfSchedule = TimeSchedule;
 
 // One cell's update: the PDE over E_prev's 5-point neighbourhood, then the ODEs on the new
 // E and on R in place. `e(di, dj)` reads E_prev at an offset (di along x, dj along y). The
