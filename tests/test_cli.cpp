@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -208,6 +211,34 @@ TEST(Cli, RejectsAReceiversFileWithoutReceivers) {
     }
     std::filesystem::remove_all(dir);
 }
+// strata cache: the compiled models and files of its directory ($STRATA_CACHE_DIR/kernels, here
+// one of this test's own), and `clear` empties it.
+TEST(Cli, CacheShowsAndClearsTheCompiledModels) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("strata-cache-cli-" + std::to_string(getpid()));
+    fs::create_directories(dir / "kernels" / "include-0");
+    std::ofstream(dir / "kernels" / "0a.so") << "12345";
+    std::ofstream(dir / "kernels" / "0a.cpp") << "1";
+    std::ofstream(dir / "kernels" / "include-0" / "h.hpp") << "12";
+    const char* was = std::getenv("STRATA_CACHE_DIR");
+    const std::string saved = was ? was : "";
+    setenv("STRATA_CACHE_DIR", dir.c_str(), 1);
+    const CliResult shown = cli({"cache"});
+    EXPECT_EQ(shown.code, 0);
+    EXPECT_NE(shown.out.find("1 compiled model, 3 files"), std::string::npos) << shown.out;
+    const CliResult cleared = cli({"cache", "clear"});
+    EXPECT_EQ(cleared.code, 0);
+    EXPECT_NE(cleared.out.find("removed 1 compiled model, 3 files"), std::string::npos) << cleared.out;
+    EXPECT_TRUE(fs::is_empty(dir / "kernels"));
+    EXPECT_NE(cli({"cache", "show"}).out.find("0 compiled models, 0 files"), std::string::npos);
+    expect_clear_error({"cache", "bogus"}, "show and clear");
+    if (was)
+        setenv("STRATA_CACHE_DIR", saved.c_str(), 1);
+    else
+        unsetenv("STRATA_CACHE_DIR");
+    fs::remove_all(dir);
+}
+
 TEST(Cli, RequiresASubcommand) {
     const CliResult r = cli({});
     EXPECT_NE(r.code, 0);

@@ -190,6 +190,8 @@ struct CommandLine {
     std::list<ModelCommand> tunes;     // one `strata tune MODEL` each
     CLI::App* wisdom_cmd = nullptr;
     std::string wisdom_action, wisdom_argument;
+    CLI::App* cache_cmd = nullptr;
+    std::string cache_action = "show";
     app::BenchOptions bench;
     std::string bench_precision = "fp32", bench_backend = "cuda", bench_stencil = "7pt", bench_kernels,
                 bench_graphs = "on";
@@ -302,6 +304,17 @@ CommandLine::CommandLine() {
         "  strata wisdom forget heat3d          # or every entry, without MODEL");
     wisdom_cmd->add_option("action", wisdom_action, "show, export, import or forget")->required();
     wisdom_cmd->add_option("argument", wisdom_argument, "FILE for export and import; MODEL for forget");
+
+    cache_cmd = app.add_subcommand("cache", "Show or clear the compiled stencil files (the kernel cache)");
+    cache_cmd->footer(
+        "A stencil file is compiled at its first run (seconds) into a shared object kept in\n"
+        "$STRATA_CACHE_DIR/kernels, else $XDG_CACHE_HOME/strata/kernels, else ~/.cache/strata/kernels,\n"
+        "with the generated source and the compiler's log beside it; later runs load it (a millisecond).\n"
+        "Every edit of a file is a new entry, and nothing is removed by itself.\n\n"
+        "Examples:\n"
+        "  strata cache              # where it is, how many models, how many bytes\n"
+        "  strata cache clear        # remove them all: each file compiles again at its next run");
+    cache_cmd->add_option("action", cache_action, "show (the default) or clear");
 
     bench_cmd = app.add_subcommand("bench", "Time every strategy of a model and print a roofline table");
     bench_cmd->footer(
@@ -475,6 +488,19 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         }
         if (*c.wisdom_cmd) {
             app::run_wisdom_command(c.wisdom_action, c.wisdom_argument, out);
+            return 0;
+        }
+        if (*c.cache_cmd) {
+            if (c.cache_action != "show" && c.cache_action != "clear")
+                throw UsageError("cache: the actions are show and clear (got '" + c.cache_action + "')");
+            const bool clear = c.cache_action == "clear";
+            const stencil::CacheUsage u = clear ? stencil::clear_cache() : stencil::cache_usage();
+            char line[512];
+            std::snprintf(line, sizeof line, "%s %lld compiled model%s, %lld files, %.1f MB %s %s\n",
+                          clear ? "removed" : "the kernel cache holds", static_cast<long long>(u.models),
+                          u.models == 1 ? "" : "s", static_cast<long long>(u.files), double(u.bytes) / 1e6,
+                          clear ? "from" : "in", u.dir.c_str());
+            out << line;
             return 0;
         }
         if (*c.bench_cmd) {

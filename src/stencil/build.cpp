@@ -264,6 +264,32 @@ std::string cache_dir() {
     return dir.string();
 }
 
+CacheUsage cache_usage() {
+    CacheUsage u;
+    const fs::path kernels = fs::path(cache_dir()) / "kernels";
+    u.dir = kernels.string();
+    std::error_code ec;
+    if (!fs::is_directory(kernels, ec)) return u;
+    for (auto it = fs::recursive_directory_iterator(kernels, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+        if (!it->is_regular_file(ec)) continue;
+        ++u.files;
+        u.bytes += std::int64_t(it->file_size(ec));
+        if (it->path().extension() == ".so" && it->path().parent_path() == kernels) ++u.models;
+    }
+    return u;
+}
+
+CacheUsage clear_cache() {
+    const CacheUsage u = cache_usage();
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(u.dir, ec)) {
+        fs::remove_all(entry.path(), ec);
+        if (ec) throw Error("cannot remove " + entry.path().string() + ": " + ec.message());
+    }
+    return u;
+}
+
 namespace {
 const ModelInfo& load_here(const std::string& path) {
     const std::lock_guard lock(g_mutex);

@@ -2,6 +2,7 @@
 // A stencil file made into a registered model at run time: its generated source (codegen.hpp)
 // compiled with this build's compiler and the engines' headers (which travel inside the binary)
 // into a shared object, cached on disk, loaded, registered (build.cpp).
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -34,5 +35,17 @@ std::string show(const std::string& path);
 // $STRATA_CACHE_DIR, else $XDG_CACHE_HOME/strata, else ~/.cache/strata; compiled models go into its
 // kernels/ directory.
 std::string cache_dir();
+
+// The compiled models' directory (cache_dir()/kernels): its compiled models (shared objects), and
+// its files and bytes in all (the objects, the generated sources and compiler logs kept beside
+// them, the engines' headers). `strata cache show`.
+struct CacheUsage {
+    std::string dir;
+    std::int64_t models = 0, files = 0, bytes = 0;
+};
+CacheUsage cache_usage();
+// Removes everything in that directory (`strata cache clear`): the next run of each stencil file
+// compiles it again. What it removed.
+CacheUsage clear_cache();
 
 }  // namespace strata::stencil
