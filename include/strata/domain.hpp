@@ -174,15 +174,18 @@ public:
     // through the host.
     virtual bool device_transfers() const { return false; }
     // Both directions of `axis` between device buffers at once (one NCCL group: one launch and one
-    // latency for both), enqueued on `stream` (a cudaStream_t): message `dir` as transfer()'s.
+    // latency for both), enqueued on `stream` (a cudaStream_t): each message as transfer()'s in its
+    // direction `dir`. Several messages of one direction (a field each) are paired with the
+    // neighbour's in their order, so every rank lists them in the same order.
     struct Message {
+        int dir;
         const void* send;
         std::size_t send_bytes;
         void* recv;
         std::size_t recv_bytes;
     };
-    virtual void device_transfer(int axis, const Message (&m)[2], void* stream) {
-        (void)axis, (void)m, (void)stream;
+    virtual void device_transfer(int axis, const Message* m, int n, void* stream) {
+        (void)axis, (void)m, (void)n, (void)stream;
         throw Error("this subdomain moves host memory only");
     }
     // How the halos travel, for the report.

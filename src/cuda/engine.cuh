@@ -130,6 +130,7 @@ public:
     explicit operator bool() const { return buf_.get() != nullptr; }
     T* origin() const { return buf_.get() + layout_.origin; }
     const DevGrid& grid() const { return layout_.grid; }
+    const DeviceLayout& layout() const { return layout_; }
 
     // Every interior cell to NaN: a cell a kernel forgets to write poisons the result.
     void poison(cudaStream_t s) { fill(std::numeric_limits<T>::quiet_NaN(), s); }
@@ -325,9 +326,16 @@ public:
     double exposed_communication_s() const override { return clock_ ? clock_->exposed_s() : 0.0; }
     double halo_bytes_per_step() const override {
         if (!exchanging()) return 0;
+        // (Over NCCL, the slowest axis's slabs travel as whole planes or rows: halo.cuh.)
+        const int slow = extent_.dims - 1;
+        const DevGrid& g = buffers_.cur[0].grid();
         double cells = 0;
         for (int axis = 0; axis < extent_.dims; ++axis)
-            for (int dir = 0; dir < 2; ++dir) cells += double(sub_->sent(axis, dir, Model::radius * depth_).cells());
+            for (int dir = 0; dir < 2; ++dir) {
+                const HaloBox b = sub_->sent(axis, dir, Model::radius * depth_);
+                const bool units = sub_->device_transfers() && axis == slow && b.cells() > 0;
+                cells += units ? double(b.hi[axis] - b.lo[axis]) * double(slow == 2 ? g.plane : g.pitch) : double(b.cells());
+            }
         int fields = 0;
         for (int k = 0; k < N; ++k) fields += int(halo_field(k, depth_));
         return cells * fields * sizeof(T) / depth_;
@@ -595,7 +603,7 @@ private:
         return r == FieldRole::stencil || (steps > 1 && r == FieldRole::state);
     }
     HaloFields<T, N> halo_fields(int steps) {
-        HaloFields<T, N> f{{}, 0};
+        HaloFields<T, N> f{{}, 0, buffers_.current(0).layout().lead(extent_.dims)};
         for (int k = 0; k < N; ++k)
             if (halo_field(k, steps)) f.p[f.n++] = buffers_.current(k).origin();
         return f;

@@ -50,6 +50,9 @@ struct DeviceLayout {
     std::int64_t align_elems;  // the interior starts this many elements into each row
     std::int64_t total_elems;  // allocation size
     std::int64_t origin;       // offset of interior (0,0,0) from the allocation start
+    // Elements from the start of interior (0,0,0)'s unit of the slowest axis (its plane in 3D, its
+    // row in 2D, ghosts and padding included) to the cell: halo.cuh sends whole units.
+    std::int64_t lead(int dims) const { return origin % (dims == 3 ? grid.plane : grid.pitch); }
     static DeviceLayout of(const Extent& e, std::size_t elem_bytes) {
         DeviceLayout l;
         l.align_elems = std::int64_t(128 / elem_bytes);

@@ -16,6 +16,10 @@ template <class T, int N>
 struct HaloFields {
     T* p[N];  // each field's interior cell (0, 0, 0)
     int n;
+    // Elements from the start of a unit of the slowest axis (a plane in 3D, a row in 2D: pitch x
+    // rows or pitch elements, ghosts and padding included) to its first interior cell, the same
+    // for every field (they share a layout): grid.cuh's DeviceLayout::lead.
+    std::int64_t lead;
 };
 
 // The n boxes of cells (field after field, then z, y, x as in memory) copied from the fields into
@@ -54,16 +58,37 @@ public:
                 n_out[dir] = std::size_t(out[dir].cells() * f.n), n_in[dir] = std::size_t(in[dir].cells() * f.n);
             }
             if (n_out[0] + n_out[1] + n_in[0] + n_in[1] == 0) continue;
+            if (sub.device_transfers() && axis == sub.window.local.dims - 1) {
+                // Device to device along the slowest axis: a slab is whole units (planes in 3D, rows in
+                // 2D) of the fields, contiguous in memory, so NCCL sends them from the fields and
+                // receives them into the fields, a message per field, both directions in one group:
+                // no pack, no unpack, nothing on the SMs beside NCCL's own kernel. The units' ghost
+                // cells and padding travel too; neighbours along this axis share the other axes' extents,
+                // so the layouts match, and a ghost cell's value is the boundary's on both.
+                const std::int64_t unit = sub.window.local.dims == 3 ? g.plane : g.pitch;
+                Subdomain::Message m[2 * N];
+                int k = 0;
+                for (int dir = 0; dir < 2; ++dir)
+                    for (int i = 0; i < f.n; ++i) {
+                        T* const first = f.p[i] - f.lead;
+                        const std::size_t out_units = std::size_t(out[dir].hi[axis] - out[dir].lo[axis]) * (n_out[dir] > 0);
+                        const std::size_t in_units = std::size_t(in[dir].hi[axis] - in[dir].lo[axis]) * (n_in[dir] > 0);
+                        m[k++] = {dir, first + out[dir].lo[axis] * unit, out_units * unit * sizeof(T),
+                                  first + in[dir].lo[axis] * unit, in_units * unit * sizeof(T)};
+                    }
+                sub.device_transfer(axis, m, k, s);
+                continue;
+            }
             reserve(std::max(n_out[0] + n_out[1], n_in[0] + n_in[1]));
-            if (sub.device_transfers()) {  // device to device (NCCL), both directions in one group, all on the stream
+            if (sub.device_transfers()) {  // device to device (NCCL) across the other axes: packed, both directions in one group, all on the stream
                 T* const o[2] = {dev_out_.get(), dev_out_.get() + n_out[0]};
                 T* const i[2] = {dev_in_.get(), dev_in_.get() + n_in[0]};
                 Subdomain::Message m[2];
                 for (int dir = 0; dir < 2; ++dir) {
                     copy<true>(f, g, out[dir], o[dir], n_out[dir], s);
-                    m[dir] = {o[dir], n_out[dir] * sizeof(T), i[dir], n_in[dir] * sizeof(T)};
+                    m[dir] = {dir, o[dir], n_out[dir] * sizeof(T), i[dir], n_in[dir] * sizeof(T)};
                 }
-                sub.device_transfer(axis, m, s);
+                sub.device_transfer(axis, m, 2, s);
                 for (int dir = 0; dir < 2; ++dir) copy<false>(f, g, in[dir], i[dir], n_in[dir], s);
                 continue;
             }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "mpi.hpp"
 #include "nccl.hpp"
@@ -91,11 +92,11 @@ public:
         sendrecv(send, send_bytes, to(axis, dir), recv, recv_bytes, from(axis, dir), 2 * axis + dir);
     }
     bool device_transfers() const override { return nccl_ != nullptr; }
-    void device_transfer(int axis, const Message (&m)[2], void* stream) override {
-        Nccl::Peer peers[2];
-        for (int dir = 0; dir < 2; ++dir)
-            peers[dir] = {m[dir].send, m[dir].send_bytes, to(axis, dir), m[dir].recv, m[dir].recv_bytes, from(axis, dir)};
-        nccl_->exchange(peers, stream);
+    void device_transfer(int axis, const Message* m, int n, void* stream) override {
+        std::vector<Nccl::Peer> peers;
+        for (int i = 0; i < n; ++i)
+            peers.push_back({m[i].send, m[i].send_bytes, to(axis, m[i].dir), m[i].recv, m[i].recv_bytes, from(axis, m[i].dir)});
+        nccl_->exchange(peers.data(), n, stream);
     }
     const char* transport() const override { return nccl_ ? "NCCL" : "MPI"; }
     void combine(Reduced* r, int n) override {

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -91,11 +92,11 @@ Nccl::~Nccl() {
     if (api_ && comm_) api_->destroy(static_cast<ncclComm_t>(comm_));
 }
 
-void Nccl::exchange(const Peer (&p)[2], void* stream) {
+void Nccl::exchange(const Peer* p, int n, void* stream) {
     const ncclComm_t comm = static_cast<ncclComm_t>(comm_);
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     STRATA_NCCL("ncclGroupStart", group_start());
-    for (const Peer& m : p) {
+    for (const Peer& m : std::span(p, std::size_t(n))) {
         if (m.to >= 0 && m.send_bytes) STRATA_NCCL("ncclSend", send(m.send, m.send_bytes, ncclChar, m.to, comm, s));
         if (m.from >= 0 && m.recv_bytes) STRATA_NCCL("ncclRecv", recv(m.recv, m.recv_bytes, ncclChar, m.from, comm, s));
     }
@@ -108,7 +109,7 @@ std::shared_ptr<Nccl> Nccl::open() {
     throw Error("--halos nccl needs a build with CUDA and NCCL's header (nccl.h): use --halos mpi");
 }
 Nccl::~Nccl() = default;
-void Nccl::exchange(const Peer (&)[2], void*) {}
+void Nccl::exchange(const Peer*, int, void*) {}
 #endif
 
 }  // namespace strata::dist

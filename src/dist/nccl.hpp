@@ -27,10 +27,10 @@ public:
         std::size_t recv_bytes;
         int from;
     };
-    // Enqueues both directions' messages on `stream` (a cudaStream_t) as one group. Two ranks may
-    // exchange twice in a group (each other's neighbours both ways, around a periodic grid): NCCL
-    // pairs a peer's sends and receives in their order, which is the same on both sides.
-    void exchange(const Peer (&p)[2], void* stream);
+    // Enqueues the `n` messages on `stream` (a cudaStream_t) as one group. Two ranks may exchange
+    // several in a group (a field each, and each other's neighbours both ways around a periodic
+    // grid): NCCL pairs a peer's sends and receives in their order, which is the same on both sides.
+    void exchange(const Peer* p, int n, void* stream);
 
     struct Api;  // the library's entry points (nccl.cpp)
 
