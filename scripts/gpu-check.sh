@@ -109,6 +109,25 @@ memcheck wave3d -n 29 --steps 5 --decomp 1x2x1 --kernel async --receiver-line 0.
 memcheck examples/stencils/gray-scott.stencil -n 67 --steps 7 --decomp 2x1 --kernel temporal --depth 3
 memcheck examples/stencils/heat7.stencil -n 29 --steps 5 --decomp 1x1x2 --kernel stream
 CASES
+  if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then  # one GPU per rank, the halos over NCCL: the slowest axis straight from and into the fields, overlapped
+    while read -r tool args; do
+      log=$(mktemp)
+      timeout 240 mpirun -np 2 -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS \
+        env -u STRATA_SHARE_GPUS compute-sanitizer --tool "$tool" --error-exitcode 99 $build/strata run $args \
+        --backend cuda --halos nccl --quiet --out "$(mktemp -d)" > "$log" 2>&1
+      rc=$?
+      summaries=$(grep -cE "ERROR SUMMARY: 0 errors|\(0 errors" "$log")
+      printf '%-9s %-70s rc=%d clean ranks=%s of 2\n' "$tool" "$args --halos nccl" "$rc" "$summaries" | tee -a "$out/sanitize-mpi.txt"
+      [[ $rc -ne 0 || $summaries -ne 2 ]] && grep -E "=========|error" "$log" | head -12
+      rm -f "$log"
+    done <<'CASES'
+memcheck heat3d -n 37 --steps 9 --decomp 1x1x2 --kernel temporal --depth 3
+initcheck heat3d -n 37 --steps 9 --decomp 1x1x2 --kernel temporal --depth 3
+memcheck apf -n 70 -i 7 -x 1 -y 2 --kernel temporal --depth 3
+memcheck wave3d -n 29 --steps 5 --decomp 1x1x2 --kernel async --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,5
+memcheck examples/stencils/gray-scott.stencil -n 67 --steps 7 --decomp 1x2 --kernel temporal --depth 3
+CASES
+  fi
 fi
 if want grayscott; then  # two neighbourhood fields (#18): the GPU test, every strategy against the CPU, the rate against torch.compile (carry .peers)
   ctest --test-dir $build -R 'TwoNeighbourhood' --output-on-failure > "$out/tests-grayscott.txt" 2>&1 || true
