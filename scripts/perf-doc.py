@@ -127,7 +127,9 @@ def scaling(runs):
     k = re.search(r"-k --halos nccl +# strong apf, 2 GPUs, no exchange\n(?:.*\n)*?Time per step \(ms\) +: ([\d.]+)", text)
     peer = {v: float(s) for v, s in re.findall(r"== (nccl_graphs np=2, residual norm every 1000 steps|nccl_graphs np=2)\n"
                                                  r"(?:.*\n)*?.*2 GPUs: +([\d.]+) s", text)}
-    return table, float(link.group(1)) if link else None, float(k.group(1)) if k else None, peer
+    machine = re.search(r"^\$ scripts/gpu-check.sh scaling +# (nvidia-h\d00)-x2,", text, re.M)  # the run's first line
+    kind = machine.group(1)[len("nvidia-"):].upper() if machine else "GPU"
+    return table, float(link.group(1)) if link else None, float(k.group(1)) if k else None, peer, kind
 
 
 def main():
@@ -315,7 +317,7 @@ def main():
     sc = scaling(runs)
     scaling_table = []
     if sc:
-        table, link, apf_k, jacobi = sc
+        table, link, apf_k, jacobi, kind_ = sc
         def best2(r):  # the faster of the two-GPU schedules
             return min((r[v]["ms"], v) for v in ("serial", "overlap") if v in r)
         for prefix, goal, kind in (("weak heat3d 7pt fp32", 0.95, "weak"),
@@ -329,7 +331,7 @@ def main():
             ms2, v = best2(r)
             got = (f"{math.floor(r['one']['ms'] / ms2 * 1000) / 10:.1f}%" if kind == "weak" else ratio(r["one"]["ms"] / ms2))
             target = f"≥ {goal * 100:.0f}% efficiency" if kind == "weak" else f"≥ {goal}×"
-            lines.append(f"| {row}, 2 H100s against 1 (best schedule: {v}) | {target} | {got} ({r['one']['ms']} → {ms2} ms/step) |")
+            lines.append(f"| {row}, 2 {kind_}s against 1 (best schedule: {v}) | {target} | {got} ({r['one']['ms']} → {ms2} ms/step) |")
         h = table.get("strong heat2d 20480^2 fp32, 1000 steps")
         if h and jacobi:
             ms2, v = best2(h)
@@ -339,8 +341,8 @@ def main():
                 lines.append(f"| heat2d 20480² fp32, 1000 steps, 2 GPUs, against NVIDIA's multi-GPU Jacobi ({name}, same "
                              f"run) | ≥ 3× | {ratio(mine / theirs)} ({mine:.0f} against {theirs:.0f} GCells/s) |")
         scaling_table = ["", "## Two GPUs against one", "",
-                         "`scripts/gpu-check.sh scaling` on `nvidia-h100-x2` (2 H100s, NVLink; no `nvidia-h200-x2` was "
-                         "lent): `strata run` on one GPU, then under `mpirun -np 2` with the halos over NCCL, first "
+                         f"`scripts/gpu-check.sh scaling` on `nvidia-{kind_.lower()}-x2` (2 {kind_}s, NVLink): "
+                         "`strata run` on one GPU, then under `mpirun -np 2` with the halos over NCCL, first "
                          "before each pass (`--no-overlap`), then overlapped (the boundary slabs updated beside the interior "
                          "and sent while it updates); ms/step from each run's report (runs of 1-2 s, graph capture and start "
                          "included). Exposed: the share of the wall time a rank's kernels waited for its halos, on the "
