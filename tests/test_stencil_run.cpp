@@ -95,6 +95,13 @@ TEST(StencilRun, TimeStopsApfFileWhereTheBuiltinStops) {
     EXPECT_THROW(file.problem(Params{{"time", 1.0}, {"steps", std::int64_t(3)}}, std::cerr), UsageError);
     EXPECT_THROW(file.problem(Params{{"time", 1.0}, {"params", std::string("dt=0")}}, std::cerr), UsageError);
     EXPECT_THROW(find_model(example("heat7.stencil")).problem(Params{{"time", 1.0}}, std::cerr), UsageError);
+    try {  // a T past kMaxTimedSteps steps: refused, in the file's words (steps, --steps), not apf's
+        file.problem(Params{{"time", 1e12}}, std::cerr);
+        ADD_FAILURE() << "-t 1e12 was accepted";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("steps of dt"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("use --steps"), std::string::npos) << e.what();
+    }
 }
 
 // barkley.stencil: v through its neighbourhood with the mirror boundary, w at the cell only,

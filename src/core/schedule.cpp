@@ -17,7 +17,7 @@ TimeSchedule schedule_for_time(double dt, double t_final, const std::string& fla
     }
     if (t_final / dt > kMaxTimedSteps) {
         char buf[200];
-        std::snprintf(buf, sizeof buf, "%s %g needs %.3g iterations of dt = %g, more than %.0e: use %s", flag.c_str(),
+        std::snprintf(buf, sizeof buf, "%s %g needs %.3g steps of dt = %g, more than %.0e: use %s", flag.c_str(),
                       t_final, t_final / dt, dt, kMaxTimedSteps, instead.c_str());
         throw UsageError(buf);
     }
