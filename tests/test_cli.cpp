@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -231,6 +233,19 @@ TEST(Cli, CacheShowsAndClearsTheCompiledModels) {
     EXPECT_NE(cleared.out.find("removed 1 compiled model, 3 files"), std::string::npos) << cleared.out;
     EXPECT_TRUE(fs::is_empty(dir / "kernels"));
     EXPECT_NE(cli({"cache", "show"}).out.find("0 compiled models, 0 files"), std::string::npos);
+    {  // while a run holds the cache (its lock shared, as a run loading a model does), a clear is refused
+        std::ofstream(dir / "kernels" / "0b.so") << "1";
+        const int fd = open((dir / "kernels.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        ASSERT_GE(fd, 0);
+        ASSERT_EQ(flock(fd, LOCK_SH), 0);
+        const CliResult busy = cli({"cache", "clear"});
+        EXPECT_NE(busy.code, 0);
+        EXPECT_NE(busy.err.find("is in use"), std::string::npos) << busy.err;
+        EXPECT_TRUE(fs::exists(dir / "kernels" / "0b.so"));
+        close(fd);
+        EXPECT_EQ(cli({"cache", "clear"}).code, 0);
+        EXPECT_TRUE(fs::is_empty(dir / "kernels"));
+    }
     expect_clear_error({"cache", "bogus"}, "show and clear");
     if (was)
         setenv("STRATA_CACHE_DIR", saved.c_str(), 1);

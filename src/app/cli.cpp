@@ -310,7 +310,8 @@ CommandLine::CommandLine() {
         "A stencil file is compiled at its first run (seconds) into a shared object kept in\n"
         "$STRATA_CACHE_DIR/kernels, else $XDG_CACHE_HOME/strata/kernels, else ~/.cache/strata/kernels,\n"
         "with the generated source and the compiler's log beside it; later runs load it (a millisecond).\n"
-        "Every edit of a file is a new entry, and nothing is removed by itself.\n\n"
+        "Every edit of a file is a new entry, and nothing is removed by itself. A clear is refused while\n"
+        "a run is loading or compiling a stencil file in the cache (it would pull files from under it).\n\n"
         "Examples:\n"
         "  strata cache              # where it is, how many models, how many bytes\n"
         "  strata cache clear        # remove them all: each file compiles again at its next run");

@@ -9,6 +9,8 @@
 #include "dist/mpi.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -280,7 +283,40 @@ CacheUsage cache_usage() {
     return u;
 }
 
+namespace {
+// The cache's lock (kernels.lock beside the kernels directory): a run loading or compiling a model
+// holds it shared, `strata cache clear` alone, so a clear never pulls the headers, the source or
+// a half-built object from under a compile. (flock: released when the process ends, however.)
+class CacheLock {
+public:
+    enum Mode { shared, alone_or_fail };
+    explicit CacheLock(Mode mode) {
+        const fs::path dir = cache_dir(), path = dir / "kernels.lock";
+        fs::create_directories(dir);
+        fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd_ < 0) throw Error("cannot open " + path.string() + ": " + std::strerror(errno));
+        while (flock(fd_, mode == shared ? LOCK_SH : LOCK_EX | LOCK_NB) != 0) {
+            if (errno == EINTR) continue;
+            const int e = errno;
+            close(fd_);
+            if (e == EWOULDBLOCK)
+                throw Error("the kernel cache " + (dir / "kernels").string() +
+                            " is in use: a run is loading or compiling a stencil file there now; clear it when "
+                            "that run ends");
+            throw Error("cannot lock " + path.string() + ": " + std::strerror(e));
+        }
+    }
+    ~CacheLock() { close(fd_); }
+    CacheLock(const CacheLock&) = delete;
+    CacheLock& operator=(const CacheLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+}  // namespace
+
 CacheUsage clear_cache() {
+    const CacheLock alone(CacheLock::alone_or_fail);
     const CacheUsage u = cache_usage();
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(u.dir, ec)) {
@@ -299,6 +335,7 @@ const ModelInfo& load_here(const std::string& path) {
     const fs::path canonical = fs::weakly_canonical(path, ec);
     const std::string id = (ec ? path : canonical.string()) + "#" + hex(fnv1a(u.spec.text));
     if (auto it = g_loaded.find(id); it != g_loaded.end()) return *it->second;  // the same file, unchanged
+    const CacheLock in_use(CacheLock::shared);
     fs::create_directories(u.kernels);
 
     void* handle = nullptr;

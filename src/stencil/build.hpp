@@ -45,7 +45,8 @@ struct CacheUsage {
 };
 CacheUsage cache_usage();
 // Removes everything in that directory (`strata cache clear`): the next run of each stencil file
-// compiles it again. What it removed.
+// compiles it again. What it removed. Refused (Error) while a run loads or compiles a model there:
+// runs hold the cache's lock shared, a clear alone.
 CacheUsage clear_cache();
 
 }  // namespace strata::stencil
