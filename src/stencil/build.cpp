@@ -22,7 +22,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -286,27 +285,33 @@ CacheUsage cache_usage() {
 namespace {
 // The cache's lock (kernels.lock beside the kernels directory): a run loading or compiling a model
 // holds it shared, `strata cache clear` alone, so a clear never pulls the headers, the source or
-// a half-built object from under a compile. (flock: released when the process ends, however.)
+// a half-built object from under a compile. (flock: released when the process ends, however.) A
+// guard, not what the cache's correctness rests on (it renames whole files into place): where the
+// lock cannot be had (a read-only cache, a filesystem without locks) the cache works unguarded.
 class CacheLock {
 public:
     enum Mode { shared, alone_or_fail };
     explicit CacheLock(Mode mode) {
-        const fs::path dir = cache_dir(), path = dir / "kernels.lock";
-        fs::create_directories(dir);
-        fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-        if (fd_ < 0) throw Error("cannot open " + path.string() + ": " + std::strerror(errno));
+        const fs::path dir = cache_dir();
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        fd_ = open((dir / "kernels.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd_ < 0) return;
         while (flock(fd_, mode == shared ? LOCK_SH : LOCK_EX | LOCK_NB) != 0) {
             if (errno == EINTR) continue;
-            const int e = errno;
+            const bool busy = errno == EWOULDBLOCK;
             close(fd_);
-            if (e == EWOULDBLOCK)
+            fd_ = -1;
+            if (busy)
                 throw Error("the kernel cache " + (dir / "kernels").string() +
                             " is in use: a run is loading or compiling a stencil file there now; clear it when "
                             "that run ends");
-            throw Error("cannot lock " + path.string() + ": " + std::strerror(e));
+            return;
         }
     }
-    ~CacheLock() { close(fd_); }
+    ~CacheLock() {
+        if (fd_ >= 0) close(fd_);
+    }
     CacheLock(const CacheLock&) = delete;
     CacheLock& operator=(const CacheLock&) = delete;
 
