@@ -88,40 +88,36 @@ if want cells; then  # cells-only stencil files (#18): their GPU tests, the buil
   unset STRATA_CACHE_DIR
 fi
 if want sanitize-mpi; then  # compute-sanitizer on each of two ranks (#19): over NCCL, one GPU each (on a machine of two), then sharing a GPU, halos through the host
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 STRATA_SHARE_GPUS=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-  if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then  # one GPU per rank, the halos over NCCL: the slowest axis straight from and into the fields, overlapped
+  sanitize_ranks() {  # HALOS (nccl: a GPU per rank; mpi: the ranks share one), then the cases on stdin: TOOL ARGS
+    local halos=$1 tool args log rc summaries
+    local share=(env STRATA_SHARE_GPUS=1) quiet=()
+    # (NCCL's initialisation asks for kernels of other architectures and handles the refusals:
+    # API errors not reported there; every memory, race or initialisation error still is.)
+    [ "$halos" = nccl ] && share=(env -u STRATA_SHARE_GPUS) quiet=(--report-api-errors no)
     while read -r tool args; do
       log=$(mktemp)
-      # (NCCL's initialisation asks for kernels of other architectures and handles the refusals:
-      # API errors not reported here; every memory, race or initialisation error still is.)
       rc=0
       timeout 150 mpirun -np 2 -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS \
-        env -u STRATA_SHARE_GPUS compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 99 \
-        $build/strata run $args --backend cuda --halos nccl --quiet --out "$(mktemp -d)" < /dev/null > "$log" 2>&1 || rc=$?
+        "${share[@]}" compute-sanitizer --tool "$tool" "${quiet[@]}" --error-exitcode 99 $build/strata run $args \
+        --backend cuda --halos "$halos" --quiet --out "$(mktemp -d)" < /dev/null > "$log" 2>&1 || rc=$?  # (mpirun would read the cases on stdin)
       summaries=$(grep -cE "ERROR SUMMARY: 0 errors|\(0 errors" "$log")
-      printf '%-9s %-70s rc=%d clean ranks=%s of 2\n' "$tool" "$args --halos nccl" "$rc" "$summaries" | tee -a "$out/sanitize-mpi.txt"
+      printf '%-9s %-70s rc=%d clean ranks=%s of 2\n' "$tool" "$args --halos $halos" "$rc" "$summaries" | tee -a "$out/sanitize-mpi.txt"
       [[ $rc -ne 0 || $summaries -ne 2 ]] && grep -E "=========|error" "$log" | head -12 || true
       rm -f "$log"
-    done <<'CASES'
+    done
+  }
+  # Over NCCL: the slowest axis straight from and into the fields, overlapped.
+  [ "$(nvidia-smi -L | wc -l)" -ge 2 ] && sanitize_ranks nccl <<'CASES'
 memcheck heat3d -n 37 --steps 9 --decomp 1x1x2 --kernel temporal --depth 3
 initcheck heat3d -n 37 --steps 9 --decomp 1x1x2 --kernel temporal --depth 3
 memcheck apf -n 70 -i 7 -x 1 -y 2 --kernel temporal --depth 3
 memcheck wave3d -n 29 --steps 5 --decomp 1x1x2 --kernel async --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,5
 memcheck examples/stencils/gray-scott.stencil -n 67 --steps 7 --decomp 1x2 --kernel temporal --depth 3
 CASES
-  fi
-  while read -r tool args; do
-    log=$(mktemp)
-    rc=0
-    timeout 150 mpirun -np 2 -x STRATA_SHARE_GPUS -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
-      -x NVSHMEM_DISABLE_NVLS compute-sanitizer --tool "$tool" --error-exitcode 99 $build/strata run $args \
-      --backend cuda --quiet --out "$(mktemp -d)" < /dev/null > "$log" 2>&1 || rc=$?  # (mpirun would read the cases on stdin)
-    summaries=$(grep -cE "ERROR SUMMARY: 0 errors|\(0 errors" "$log")
-    printf '%-9s %-70s rc=%d clean ranks=%s of 2\n' "$tool" "$args" "$rc" "$summaries" | tee -a "$out/sanitize-mpi.txt"
-    [[ $rc -ne 0 || $summaries -ne 2 ]] && grep -E "=========|error" "$log" | head -12 || true
-    rm -f "$log"
-  done <<'CASES'
+  # Through the host: the halo pack and unpack kernels.
+  sanitize_ranks mpi <<'CASES'
 memcheck heat3d -n 37 --steps 5 --stencil 27pt --decomp 1x1x2 --kernel cached
 racecheck heat3d -n 37 --steps 5 --stencil 27pt --decomp 1x1x2 --kernel cached
 memcheck apf -n 70 -i 7 -x 1 -y 2 --kernel temporal --depth 3
