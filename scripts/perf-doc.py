@@ -119,9 +119,12 @@ def scaling(runs):
             continue
         cmd, row, gpus = m.groups()
         variant = "one" if gpus == "1 GPU" else "serial" if "--no-overlap" in cmd else "overlap"
-        e = re.search(r"^Exposed communication \(s\) +: \S+ +\(([\d.]+)% .*?, ([\d.]+)% ", block, re.M)
+        e = re.search(r"^Exposed communication \(s\) +: (\S+) +\(([\d.]+)% .*?, ([\d.]+)% ", block, re.M)
+        steps = re.search(r"(?:--steps|-i) (\d+)", cmd)
         h = re.search(r"^Halos sent per step \(MB\) +: ([\d.]+)", block, re.M)
-        table.setdefault(row, {})[variant] = {"ms": float(t.group(1)), "exposed": e.groups() if e else None,
+        table.setdefault(row, {})[variant] = {"ms": float(t.group(1)), "exposed": e.groups()[1:] if e else None,
+                                              "exposed_us": float(e.group(1)) / int(steps.group(1)) * 1e6
+                                              if e and steps else None,
                                               "mb": float(h.group(1)) if h else None}
     link = re.search(r"^GPU 0 -> GPU 1 +: ([\d.]+) GB/s", text, re.M)
     k = re.search(r"-k --halos nccl +# strong apf, 2 GPUs, no exchange\n(?:.*\n)*?Time per step \(ms\) +: ([\d.]+)", text)
@@ -346,7 +349,8 @@ def main():
                          "before each pass (`--no-overlap`), then overlapped (the boundary slabs updated beside the interior "
                          "and sent while it updates); ms/step from each run's report (runs of 1-2 s, graph capture and start "
                          "included). Exposed: the share of the wall time a rank's kernels waited for its halos, on the "
-                         "rank that waited most / least (their spread is the ranks' imbalance). Link: the halos' bytes "
+                         "rank that waited most / least (their spread is the ranks' imbalance), and in brackets its "
+                         "exposed seconds over the run's steps. Link: the halos' bytes "
                          f"at the device-to-device copy rate `strata-peer` measured in the same run ({link} GB/s one way).", "",
                          "| problem | 1 GPU | 2 GPUs, before each pass | exposed | 2 GPUs, overlapped | exposed | 1 GPU / 2 GPUs (best) | halos sent per step | at the link's rate |",
                          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -355,7 +359,10 @@ def main():
                 continue
             s_, o_ = r.get("serial"), r.get("overlap")
             cell = lambda x: f"{x['ms']}" if x else "-"
-            exp = lambda x: f"{x['exposed'][0]}% / {x['exposed'][1]}%" if x and x["exposed"] else "-"
+            # the shares of the wall time, most / least, and the most rank's seconds per step
+            exp = lambda x: (f"{x['exposed'][0]}% / {x['exposed'][1]}%" +
+                             (f" ({x['exposed_us']:.1f} µs)" if x["exposed_us"] is not None else "")
+                             if x and x["exposed"] else "-")
             ms2, _ = best2(r)
             mb = (s_ or o_)["mb"]
             scaling_table.append(f"| {row} | {r['one']['ms']} | {cell(s_)} | {exp(s_)} | {cell(o_)} | {exp(o_)} | "
