@@ -124,7 +124,7 @@ memcheck apf -n 70 -i 7 -x 1 -y 2 --kernel temporal --depth 3
 initcheck apf -n 70 -i 7 -x 2 -y 1 --kernel multi4
 memcheck wave3d -n 29 --steps 5 --decomp 1x2x1 --kernel async --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,5
 memcheck examples/stencils/gray-scott.stencil -n 67 --steps 7 --decomp 2x1 --kernel temporal --depth 3
-memcheck examples/stencils/heat7.stencil -n 29 --steps 5 --decomp 1x1x2 --kernel stream
+memcheck examples/stencils/heat7.stencil -n 29 --steps 5 --decomp 1x1x2 --kernel temporal --depth 3
 CASES
 fi
 if want grayscott; then  # two neighbourhood fields (#18): the GPU test, every strategy against the CPU, the rate against torch.compile (carry .peers)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "stencil/codegen.hpp"
 #include "strata/stencil.hpp"
 
 namespace strata::stencil {
@@ -194,6 +195,35 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"dims 2\nlet w = 1\nfield u = w\nu' = u\n", "3:11", "'w' is a let"}));
 
 // No input exhausts the stack: nesting and length are bounded per statement.
+// Which interface a 3D file's model gets (codegen.cpp): heat3d's plane sums where the field's
+// neighbours are read only as the sum heat3d forms, in its order; cells otherwise.
+TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
+    const std::string sum = "u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1]";
+    auto kind = [](const std::string& text) {
+        const std::string src = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\n" + text + "\n"), "t");
+        const bool planes = src.find("PlaneSums<T> plane_sums") != std::string::npos;
+        const bool cells = src.find("cells_only = true") != std::string::npos;
+        return planes && !cells ? std::string("planes") : cells && !planes ? std::string("cells") : std::string("?");
+    };
+    EXPECT_EQ(kind("u' = u + c * (" + sum + " - 6 * u)"), "planes");
+    EXPECT_EQ(kind("let s = " + sum + "\nu' = u + c * (s - 6 * u) * abs(u) + c * (" + sum + ")"), "planes");
+    EXPECT_EQ(kind("u' = 2 * u"), "planes");  // no neighbour at all
+    // Another order (the bits would differ), lap (summed axis by axis), brackets, a lone neighbour,
+    // a box neighbour, another boundary, a second field, a coefficient:
+    EXPECT_EQ(kind("u' = u + c * (u[1,0,0] + u[-1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6 * u)"), "cells");
+    EXPECT_EQ(kind("u' = u + c * lap(u)"), "cells");
+    EXPECT_EQ(kind("u' = u + c * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + (u[0,0,-1] + u[0,0,1]))"), "cells");
+    EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[0,0,1]"), "cells");
+    EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[1,1,0]"), "cells");
+    EXPECT_EQ(kind("boundary periodic\nu' = u + c * (" + sum + " - 6 * u)"), "cells");
+    EXPECT_EQ(kind("field v = 0\nu' = u + c * (" + sum + " - 6 * u)\nv' = v + u"), "cells");
+    EXPECT_EQ(kind("coefficient k = 1\nu' = u + k * (" + sum + " - 6 * u)"), "cells");
+    // The update as heat3d writes it: the sum is `faces`, the cell `c`, no neighbour read by itself.
+    const std::string heat = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + sum + " - 6 * u)\n"), "t");
+    EXPECT_NE(heat.find("const T n_u = (c + (p_c * (faces - (T(6) * c))));"), std::string::npos) << heat;
+    EXPECT_EQ(heat.find("nb("), std::string::npos) << heat;
+}
+
 TEST(Stencil, DeepNestingAndEndlessExpressionsAreRefused) {
     const std::string deep = "dims 2\nfield u = 0\nu' = " + std::string(300, '(') + "u" + std::string(300, ')') + "\n";
     EXPECT_THROW(parse(deep), UsageError);

@@ -280,7 +280,7 @@ template <class T>
 void heat7_equals_builtin(Backend backend) {
     const Heat3dProblem builtin(HeatParams::make_box(19, 13, 11, HeatStencil::p7));
     const ModelInfo& m = find_model(example("heat7.stencil"));
-    EXPECT_TRUE(m.cells_only);
+    EXPECT_FALSE(m.cells_only);  // heat3d's plane sums (codegen.cpp)
     const auto generated = m.box(Params{{"params", "c=" + exact(builtin.params.c)}}, 19, 13, 11);
     const State<T> init = test::random_state_of<T>("u", builtin.extent(), 6, false);
     auto a = make_engine<T>(builtin, backend, {}, &init);

@@ -49,15 +49,19 @@ const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::ca
 // strategies' `in`/`out`, or `in[h]`/`out[h]` for several), then those read and written at their
 // cell only (`states`), then the coefficients.
 //
-// Two kinds of model come out. One has the interface of the built-in 2D models, which every 2D
+// Three kinds of model come out. One has the interface of the built-in 2D models, which every 2D
 // strategy takes (the sliding rows and temporal ones included): 2D, radius-1 star neighbourhoods,
-// at most one pointwise field, no coefficients. Any other (3D, wider or box neighbourhoods,
+// at most one pointwise field, no coefficients. One has heat3d's plane sums (models/heat3d.hpp,
+// core/plane_sums.hpp), which every 3D strategy of the radius-1 ladder takes (cached, async,
+// temporal, tma...): 3D, one field, the zero boundary, its neighbours read only as the sum
+// heat3d forms, in its order (faces_chain). Any other (3D otherwise, wider or box neighbourhoods,
 // coefficients, several pointwise fields, the fixed boundary) is `cells_only` (model.hpp): its
 // update reads the neighbourhood cell by cell, which the CPU backends and, on the GPU, naive, smem
 // and (3D) stream serve.
 struct Layout {
     std::vector<const FieldDef*> hoods, states, coefs;
     bool cells = false;
+    bool planes = false;  // heat3d's interface: the field's face neighbours summed as plane sums
     int radius = 1;
     bool star = true;
     static constexpr int kMaxHoods = 4;
@@ -76,6 +80,31 @@ struct Layout {
     }
     int fields() const { return int(hoods.size() + states.size() + coefs.size()); }
 };
+
+// The sum of u's six face neighbours as heat3d forms it from its plane sums (the four in the
+// plane, then below, then above, added left to right): ((((u[-1,0,0] + u[1,0,0]) + u[0,-1,0]) +
+// u[0,1,0]) + u[0,0,-1]) + u[0,0,1], exactly as a file writes it without brackets. Same order,
+// same bits: the plane-sum strategies compute this sum and nothing else of the neighbourhood.
+bool faces_chain(const Expr& e, const std::string& u) {
+    static const int order[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+    const Expr* at = &e;
+    for (int k = 5; k >= 0; --k) {
+        const Expr* read = k > 0 ? (at->kind == Expr::Kind::binary && at->op == "+" ? at->args[1].get() : nullptr) : at;
+        if (!read || read->kind != Expr::Kind::field || read->name != u || read->updated ||
+            read->offset != std::vector<int>(order[k], order[k] + 3))
+            return false;
+        if (k > 0) at = at->args[0].get();
+    }
+    return true;
+}
+// Whether every read of u in `e` is at its cell or inside a faces_chain.
+bool reads_faces_only(const Expr& e, const std::string& u) {
+    if (faces_chain(e, u)) return true;
+    if (e.kind == Expr::Kind::call && e.name == "lap") return false;  // summed in another order (parse.cpp)
+    if (e.kind == Expr::Kind::field && e.name == u && !e.updated)
+        return std::all_of(e.offset.begin(), e.offset.end(), [](int d) { return d == 0; });
+    return std::all_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return reads_faces_only(*a, u); });
+}
 
 Layout plan(const Spec& spec) {
     const std::string supported =
@@ -121,6 +150,11 @@ Layout plan(const Spec& spec) {
     }
     l.cells = spec.dims == 3 || l.radius > 1 || !l.star || !l.coefs.empty() || l.states.size() > 1 ||
               spec.boundary == Boundary::fixed;
+    l.planes = spec.dims == 3 && l.radius == 1 && l.star && l.hoods.size() == 1 && l.states.empty() &&
+               l.coefs.empty() && spec.boundary == Boundary::zero &&
+               std::all_of(spec.updates.begin(), spec.updates.end(),
+                           [&](const Update& u) { return reads_faces_only(*u.value, l.hoods[0]->name); });
+    if (l.planes) l.cells = false;
     if (spec.boundary == Boundary::mirror && (l.radius > 1 || !l.star))
         throw error_at(spec, statement_at(spec, "boundary"),
                        std::string("the mirror boundary (a ghost cell takes the value two cells inward, corners "
@@ -172,6 +206,7 @@ public:
             case Expr::Kind::grid: break;  // params' formulas only: resolved on the host, never generated
             case Expr::Kind::field: {
                 if (e.updated) return cat({"n_", e.name});
+                if (layout_ && layout_->planes) return "c";  // (reads_faces_only: the cell's own value)
                 if (layout_->coef(e.name)) return cat({"k_", e.name});
                 if (!layout_->hood(e.name)) return cat({"s_", e.name});
                 std::string at = layout_->hoods.size() > 1 ? std::to_string(layout_->index(e.name)) : "";
@@ -181,6 +216,7 @@ public:
             case Expr::Kind::unary:
                 return e.op == "-" ? cat({"(-", arg(0), ")"}) : cat({t, "(", arg(0), " == ", t, "(0))"});
             case Expr::Kind::binary: {
+                if (layout_ && layout_->planes && faces_chain(e, layout_->hoods[0]->name)) return "faces";
                 const std::string& op = e.op;
                 if (op == "+" || op == "-" || op == "*") return cat({"(", arg(0), " ", op, " ", arg(1), ")"});
                 if (op == "/") return cat({"strata::divide(", arg(0), ", ", arg(1), ")"});  // a / b's bits (core/hd.hpp)
@@ -278,6 +314,41 @@ void cells_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emi
     o << "    }\n";
 }
 
+// The rest of a plane-sum model's functor: heat3d's interface (models/heat3d.hpp) with the file's
+// updates in `finish`, where the field's own value is `c` and its faces_chain `faces`, summed from
+// the plane sums in heat3d's order (its bits, on every strategy that takes them).
+void planes_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emitter& kernel) {
+    const std::string& u = l.hoods[0]->name;
+    o << "    struct Fields {\n        const T* in;  // " << u << " now\n        T* out;       // " << u
+      << " next\n    };\n    struct Point {};\n\n";
+    params_and_constructor(o, spec);
+    o << "    STRATA_HD static Fields bind(const FieldPtrs<T, 1>& b) { return {b.in[0], b.out[0]}; }\n"
+      << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { (void)f, (void)i; return {}; }\n\n"
+      << "    // `u(di, dj)` reads one plane at an in-plane offset.\n"
+      << "    template <class Nb2>\n    STRATA_HD PlaneSums<T> plane_sums(const Nb2& u) const {\n"
+      << "        PlaneSums<T> s;\n        s.center = u(0, 0);\n"
+      << "        s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);\n        s.corner = T(0);\n        return s;\n    }\n"
+      << "    struct Partial {\n        T faces, edges, corners;\n    };\n"
+      << "    STRATA_HD Partial partial(const PlaneSums<T>& below, const PlaneSums<T>& at) const {\n"
+      << "        return {at.edge + below.center, T(0), T(0)};\n    }\n"
+      << "    STRATA_HD T finish(const PlaneSums<T>& at, const Partial& p, const PlaneSums<T>& above) const {\n"
+      << "        const T c = at.center, faces = p.faces + above.center;\n        (void)c, (void)faces;\n";
+    for (const Update& up : spec.updates)
+        o << "        const T " << (up.local ? "l_" : "n_") << up.field << " = " << kernel(*up.value) << ";\n";
+    o << "        return n_" << u << ";\n    }\n"
+      << "    STRATA_HD T update_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above) const {\n"
+      << "        return finish(at, partial(below, at), above);\n    }\n"
+      << "    // `u(di, dj, dk)` reads the old field at an offset.\n"
+      << "    template <class Nb>\n    STRATA_HD T update(const Nb& u) const {\n"
+      << "        auto plane = [&](int dk) { return plane_sums([&](int di, int dj) { return u(di, dj, dk); }); };\n"
+      << "        return update_planes(plane(-1), plane(0), plane(1));\n    }\n"
+      << "    template <class Nb>\n"
+      << "    STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(u); }\n"
+      << "    STRATA_HD void store_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above, "
+         "Point,\n                                const Fields& f, std::int64_t i) const {\n"
+      << "        f.out[i] = update_planes(below, at, above);\n    }\n";
+}
+
 }  // namespace
 
 std::string generate_model(const Spec& spec, const std::string& symbol) {
@@ -291,15 +362,17 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
 
     // (No path in it: the same file elsewhere is the same source, and the cache's same object.)
     o << "// Generated by strata from a stencil file: `strata show FILE` prints it.\n"
-      << (l.cells ? "// The model's kernel functor reads its neighbourhood cell by cell (cells_only, strata/model.hpp):\n"
-                    "// the CPU backends and the CUDA strategies naive and smem take it. The stencil file:\n//\n"
-                  : "// The model's kernel functor has the interface of the built-in 2D models (models/heat2d.hpp,\n"
-                    "// models/aliev_panfilov.hpp), so every 2D strategy takes it. The stencil file:\n//\n");
+      << (l.cells    ? "// The model's kernel functor reads its neighbourhood cell by cell (cells_only, strata/model.hpp):\n"
+                       "// the CPU backends and the CUDA strategies naive and smem take it. The stencil file:\n//\n"
+          : l.planes ? "// The model's kernel functor has heat3d's plane sums (models/heat3d.hpp), so every 3D strategy\n"
+                       "// of the radius-1 ladder takes it. The stencil file:\n//\n"
+                     : "// The model's kernel functor has the interface of the built-in 2D models (models/heat2d.hpp,\n"
+                       "// models/aliev_panfilov.hpp), so every 2D strategy takes it. The stencil file:\n//\n");
     std::istringstream text(spec.text);
     for (std::string line; std::getline(text, line);) o << "//   " << line << "\n";
     // Compiled in parts side by side (build.cpp): the registration and the CPU engines
     // (STRATA_STENCIL_MAIN), the CUDA engines of each precision (STRATA_STENCIL_CUDA_F32, _F64).
-    o << "\n#include \"core/register.hpp\"\n#include \"stencil/model.hpp\"\n"
+    o << "\n#include \"core/register.hpp\"\n#include \"stencil/model.hpp\"\n#include \"strata/core/plane_sums.hpp\"\n"
       << "#if defined(STRATA_STENCIL_CUDA_F32) || defined(STRATA_STENCIL_CUDA_F64)\n"
       << "#include \"cuda/engine.cuh\"\n#endif\n\nnamespace strata::stencil::" << symbol << " {\n\n";
 
@@ -324,6 +397,8 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     o << "\n";
     if (l.cells) {
         cells_functor(o, spec, l, kernel);
+    } else if (l.planes) {
+        planes_functor(o, spec, l, kernel);
     } else {
         if (H > 1) {
             o << "    struct Fields {\n        const T* in[" << H << "];  // ";
