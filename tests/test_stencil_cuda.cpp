@@ -42,21 +42,31 @@ void for_each_launch(const std::string& model, const std::function<void(const En
         }
 }
 
+// The generated model m against the built-in model `builtin` names, from the same state: the same
+// strategies, and after `steps` steps the same bits in each of `fields`, strategy by strategy.
+template <class T>
+void every_strategy_bitwise(const Problem& builtin, const std::string& builtin_name, const ModelInfo& m,
+                            const Problem& generated, const State<T>& init, int steps,
+                            const std::vector<std::string>& fields) {
+    EXPECT_EQ(kernel_names(Backend::cuda, m.name), kernel_names(Backend::cuda, builtin_name));
+    for_each_launch(m.name, [&](const EngineOptions& o) {
+        auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
+        auto b = engine<T>(m, generated, Backend::cuda, o, &init);
+        EXPECT_EQ(b->kernel(), o.kernel);
+        a->advance(steps);
+        b->advance(steps);
+        for (const std::string& f : fields)
+            EXPECT_TRUE(test::bitwise_equal(a->field(f), b->field(f))) << f << ", " << o.kernel << " depth " << o.depth;
+    });
+}
+
 template <class T>
 void heat_every_strategy() {
     const Heat2dProblem builtin(Heat2dParams::make(301, 203));  // no tile divides it
     const ModelInfo& m = find_model(example("heat2d.stencil"));
     const auto generated = m.box(Params{{"params", "c=" + test::exact(builtin.params.c)}}, 301, 203, 1);
     const State<T> init = test::random_state_of<T>("u", builtin.extent(), 7, true);
-    EXPECT_EQ(kernel_names(Backend::cuda, m.name), kernel_names(Backend::cuda, "heat2d"));
-    for_each_launch(m.name, [&](const EngineOptions& o) {
-        auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
-        auto b = engine<T>(m, *generated, Backend::cuda, o, &init);
-        EXPECT_EQ(b->kernel(), o.kernel);
-        a->advance(11);
-        b->advance(11);
-        EXPECT_TRUE(test::bitwise_equal(a->field("u"), b->field("u"))) << o.kernel << " depth " << o.depth;
-    });
+    every_strategy_bitwise<T>(builtin, "heat2d", m, *generated, init, 11, {"u"});
 }
 TEST(StencilCuda, HeatFileEqualsBuiltinBitwiseOnEveryStrategyFp32) {
     REQUIRE_GPU();
@@ -76,15 +86,7 @@ void apf_every_strategy() {
     const auto generated = m.box(Params{}, p.n + 1, p.m + 1, 1);  // its dt and alpha from the mesh
     ASSERT_EQ(generated->dt(), p.dt);
     const State<T> init = test::random_apf_state<T>(p, 21);
-    EXPECT_EQ(kernel_names(Backend::cuda, m.name), kernel_names(Backend::cuda, "apf"));
-    for_each_launch(m.name, [&](const EngineOptions& o) {
-        auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
-        auto b = engine<T>(m, *generated, Backend::cuda, o, &init);
-        a->advance(11);
-        b->advance(11);
-        EXPECT_TRUE(test::bitwise_equal(a->field("E"), b->field("E"))) << o.kernel << " depth " << o.depth;
-        EXPECT_TRUE(test::bitwise_equal(a->field("R"), b->field("R"))) << o.kernel << " depth " << o.depth;
-    });
+    every_strategy_bitwise<T>(builtin, "apf", m, *generated, init, 11, {"E", "R"});
 }
 TEST(StencilCuda, ApfFileEqualsBuiltinBitwiseOnEveryStrategyFp32) {
     REQUIRE_GPU();
@@ -199,15 +201,7 @@ void heat7_equals_builtin() {
     const ModelInfo& m = find_model(example("heat7.stencil"));
     const auto generated = m.box(Params{{"params", "c=" + test::exact(builtin.params.c)}}, 37, 19, 13);
     const State<T> init = test::random_state_of<T>("u", builtin.extent(), 5, true);
-    EXPECT_EQ(kernel_names(Backend::cuda, m.name), kernel_names(Backend::cuda, "heat3d"));
-    for_each_launch(m.name, [&](const EngineOptions& o) {
-        auto a = make_engine<T>(builtin, Backend::cuda, o, &init);
-        auto b = engine<T>(m, *generated, Backend::cuda, o, &init);
-        EXPECT_EQ(b->kernel(), o.kernel);
-        a->advance(7);
-        b->advance(7);
-        EXPECT_TRUE(test::bitwise_equal(a->field("u"), b->field("u"))) << o.kernel << " depth " << o.depth;
-    });
+    every_strategy_bitwise<T>(builtin, "heat3d", m, *generated, init, 7, {"u"});
 }
 TEST(StencilCuda, Heat7FileEqualsBuiltinBitwise) {
     REQUIRE_GPU();
