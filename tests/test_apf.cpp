@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <regex>
 #include <sstream>
 
@@ -31,8 +32,42 @@ void expect_divide_is_the_division() {
             }
         }
 }
-TEST(Divide, SameBitsAsTheDivisionFp32) { expect_divide_is_the_division<float>(); }
-TEST(Divide, SameBitsAsTheDivisionFp64) { expect_divide_is_the_division<double>(); }
+// Denormal numerators over divisors that put the quotient anywhere: normal, at the edge of the
+// normal range (from both sides, ties included), denormal, 0 and overflowing.
+template <class T>
+void expect_divide_is_the_division_of_denormals() {
+    using L = std::numeric_limits<T>;
+    std::mt19937_64 rng(7);
+    int checked = 0;
+    for (int i = 0; i < 200000; ++i) {
+        const int bits = sizeof(T) == 4 ? 23 : 52;
+        const T a = std::ldexp(T(rng() % (std::uint64_t(1) << bits) + 1), -(bits + (sizeof(T) == 4 ? 126 : 1022))) *
+                    (rng() % 2 ? T(1) : T(-1));  // a denormal
+        T b;
+        switch (i % 4) {
+            case 0: b = std::ldexp(T(0.5) + T(rng() % 1000000) / T(2000000), -int(rng() % 40)); break;  // quotient normal or near
+            case 1: b = a / L::min() * (T(1) + T(int(rng() % 64) - 32) * L::epsilon()); break;            // quotient at min's edge
+            case 2: b = std::ldexp(T(1) + T(rng() % 1000) / T(1000), int(rng() % 60) - 20); break;     // denormal, 0
+            default: b = std::ldexp(T(1) + T(rng() % 1000) / T(1000), -int(rng() % 200) - 100); break; // large, overflow
+        }
+        if (i % 4 == 1 && !(b != T(0))) continue;
+        const T want = a / b, got = divide(a, b);
+        ++checked;
+        if (std::memcmp(&want, &got, sizeof(T)) != 0) {
+            ADD_FAILURE() << std::hexfloat << a << " / " << b << ": " << want << " against " << got;
+            return;
+        }
+    }
+    EXPECT_GT(checked, 190000);
+}
+TEST(Divide, SameBitsAsTheDivisionFp32) {
+    expect_divide_is_the_division<float>();
+    expect_divide_is_the_division_of_denormals<float>();
+}
+TEST(Divide, SameBitsAsTheDivisionFp64) {
+    expect_divide_is_the_division<double>();
+    expect_divide_is_the_division_of_denormals<double>();
+}
 
 TEST(AlievPanfilov, ParametersFollowTheClassicDtRule) {
     const ApfParams p = ApfParams::for_mesh(100);
