@@ -76,14 +76,14 @@ if want stencil; then  # stencil files (#18): their GPU tests, the first and a c
   bench examples/stencils/barkley.stencil --precision fp32,fp64 --depth 4,8
   unset STRATA_CACHE_DIR
 fi
-if want cells; then  # cells-only stencil files (#18): their GPU tests, the built-in kernels they touch, rates against the built-ins
+if want cells; then  # 3D stencil files (#18): heat7 (heat3d's plane sums), wave8 (wave3d's interface), the cells-only: their GPU tests, the built-in kernels they touch, rates against the built-ins
   export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
-  $build/tests/strata_gpu_tests --gtest_filter='StencilCuda.Heat7*:StencilCuda.CellsOnly*:*Strategy*/naive*:*Strategy*/smem*' \
+  $build/tests/strata_gpu_tests --gtest_filter='StencilCuda.Heat7*:StencilCuda.Wave8*:StencilCuda.CellsOnly*:*Strategy*/naive*:*Strategy*/smem*' \
     > "$out/tests-cells.txt" 2>&1 || true
   grep -E "^\[  PASSED|^\[  FAILED|tests ran|Failure|Expected|Which is|rel err" "$out/tests-cells.txt" | head -30
-  bench heat3d --stencil 7pt --precision fp32,fp64 --kernels naive,smem,cached,temporal --depth 4
+  bench heat3d --stencil 7pt --precision fp32,fp64
   bench examples/stencils/heat7.stencil --precision fp32,fp64
-  bench wave3d --precision fp32,fp64 --kernels naive,async
+  bench wave3d --precision fp32,fp64
   bench examples/stencils/wave8.stencil --precision fp32,fp64
   unset STRATA_CACHE_DIR
 fi

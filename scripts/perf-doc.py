@@ -270,7 +270,7 @@ def main():
         stencil_table = table
     else:
         stencil_table = []
-    # Cells-only stencil files (#18): heat7 and wave8 against heat3d 7pt and wave3d, same run: the
+    # 3D stencil files (#18): heat7 and wave8 against heat3d 7pt and wave3d, same run: the
     # strategies both have, and each one's best single sweep.
     cells_runs = [text for _, text in runs if "$ strata bench examples/stencils/heat7.stencil" in text][-1:]
     for name, builtin, generated in [("heat7.stencil", "heat3d --stencil 7pt", "examples/stencils/heat7.stencil"),

@@ -194,7 +194,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"dims 2\nfield u = 0\nlet w = u\nu' = w[1,0]\n", "4:7", "a let is a value at the cell"},
         BadCase{"dims 2\nlet w = 1\nfield u = w\nu' = u\n", "3:11", "'w' is a let"}));
 
-// No input exhausts the stack: nesting and length are bounded per statement.
 // Which interface a 3D file's model gets (codegen.cpp): heat3d's plane sums where the field's
 // neighbours are read only as the sum heat3d forms, in its order; cells otherwise.
 TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
@@ -224,6 +223,47 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     EXPECT_EQ(heat.find("nb("), std::string::npos) << heat;
 }
 
+// A leapfrog (q' = p, p's update pointwise but for one term that alone reads the neighbourhood, a
+// radius-4 star, one coefficient) gets wave3d's interface: the term is its `laplacian`, the rest
+// its `update`, and q is p's other buffer. Anything else stays cells-only.
+TEST(Stencil, TheLeapfrogGetsWave3dsInterfaceAndAnythingElseReadsCells) {
+    const std::string head = "dims 3\nfield p = 0\nfield q = 0\ncoefficient k = 0.1\nparam a = 0.5\n";
+    const std::string ring4 = "p[-4,0,0] + p[4,0,0] + p[0,-4,0] + p[0,4,0] + p[0,0,-4] + p[0,0,4]";
+    const std::string ring1 = "p[-1,0,0] + p[1,0,0] + p[0,-1,0] + p[0,1,0] + p[0,0,-1] + p[0,0,1]";
+    auto generated = [&](const std::string& text) { return generate_model(parse(head + text + "\n"), "t"); };
+    auto kind = [&](const std::string& text) {
+        const std::string src = generated(text);
+        const bool wave = src.find("STRATA_HD T laplacian(") != std::string::npos;
+        const bool cells = src.find("cells_only = true") != std::string::npos;
+        return wave && !cells ? std::string("wave") : cells && !wave ? std::string("cells") : std::string("?");
+    };
+    EXPECT_EQ(kind("p' = 2 * p - q + k * (a * p + " + ring4 + ")\nq' = p"), "wave");
+    EXPECT_EQ(kind("let r = " + ring1 + "\nlet s = r + " + ring4 + "\np' = 2 * p - q + k * (s - 12 * p)\nq' = p"), "wave");
+    EXPECT_EQ(kind("p' = abs(q) * k + (" + ring4 + ")\nq' = p"), "wave");
+    EXPECT_EQ(kind("p' = 2 * p + k * (" + ring4 + " - q)\nq' = p"), "wave");  // the term: the ring; q outside it
+    // q not p a step before, a new value read, the coefficient or q inside the term, two terms
+    // apart, a let that reads q, radius 3, a box, another boundary:
+    EXPECT_EQ(kind("p' = 2 * p - q + k * (" + ring4 + ")\nq' = 2 * p"), "cells");
+    EXPECT_EQ(kind("p' = 2 * p - q + k * (" + ring4 + ")\nq' = p'"), "cells");
+    EXPECT_EQ(kind("q' = p\np' = 2 * p - q' + k * (" + ring4 + ")"), "cells");
+    EXPECT_EQ(kind("p' = 2 * p - q + (k * p[4,0,0] + " + ring4 + ")\nq' = p"), "cells");
+    EXPECT_EQ(kind("p' = 2 * p + k * (q * p[4,0,0] + " + ring4 + ")\nq' = p"), "cells");
+    EXPECT_EQ(kind("p' = k * (" + ring4 + ") + a * (" + ring1 + ")\nq' = p"), "cells");
+    EXPECT_EQ(kind("let r = q + " + ring1 + "\np' = 2 * p + k * (r + " + ring4 + ")\nq' = p"), "cells");
+    EXPECT_EQ(kind("p' = 2 * p - q + k * (p[0,0,3] + p[0,0,-3])\nq' = p"), "cells");
+    EXPECT_EQ(kind("p' = 2 * p - q + k * (" + ring4 + " + p[1,1,0])\nq' = p"), "cells");
+    EXPECT_EQ(kind("boundary periodic\np' = 2 * p - q + k * (" + ring4 + ")\nq' = p"), "cells");
+    // The split as written: the term in laplacian, the rest in update, q from p's other buffer.
+    const std::string wave = generated("p' = 2 * p - q + k * (a * p + " + ring4 + ")\nq' = p");
+    EXPECT_NE(wave.find("return (((((((p_a * nb(0, 0, 0)) + nb(-4, 0, 0)) + nb(4, 0, 0)) + nb(0, -4, 0)) + "
+                        "nb(0, 4, 0)) + nb(0, 0, -4)) + nb(0, 0, 4));"),
+              std::string::npos) << wave;
+    EXPECT_NE(wave.find("return (((T(2) * own) - s_q) + (k_k * lap));"), std::string::npos) << wave;
+    EXPECT_NE(wave.find("{\"q\", FieldRole::previous"), std::string::npos) << wave;
+    EXPECT_NE(wave.find("min_bytes_per_cell = 4 * int(sizeof(T))"), std::string::npos) << wave;
+}
+
+// No input exhausts the stack: nesting and length are bounded per statement.
 TEST(Stencil, DeepNestingAndEndlessExpressionsAreRefused) {
     const std::string deep = "dims 2\nfield u = 0\nu' = " + std::string(300, '(') + "u" + std::string(300, ')') + "\n";
     EXPECT_THROW(parse(deep), UsageError);

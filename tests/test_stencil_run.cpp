@@ -22,6 +22,7 @@
 #include "strata/models/heat3d.hpp"
 #include "strata/models/wave3d.hpp"
 #include "test_util.hpp"
+#include "wave8_twin.hpp"
 
 namespace strata {
 namespace {
@@ -294,50 +295,19 @@ TEST(StencilRun, Heat7FileEqualsBuiltinBitwiseCpuFp64) { heat7_equals_builtin<do
 TEST(StencilRun, Heat7FileEqualsBuiltinBitwiseOmpFp32) { heat7_equals_builtin<float>(Backend::omp); }
 
 // wave8.stencil writes wave3d's leapfrog and 8th-order Laplacian in its order: with wave3d's vdt2
-// (from a raw file of the precision's values, a velocity varying per cell), its weights as params,
-// no sponge and no sources, the same bits from the same random state (q: wave3d's prev) on an odd
-// box, both precisions, both CPU backends.
+// (a velocity varying per cell), its weights as params, no sponge and no sources, the same bits
+// from the same random state (q: wave3d's prev) on an odd box, both precisions, both CPU backends.
+// It has wave3d's interface (codegen.cpp: leapfrog_split), not cells.
 template <class T>
 void wave8_equals_builtin(Backend backend) {
-    const int nx = 19, ny = 13, nz = 11;
-    std::vector<float> velocity(std::size_t(nx * ny * nz));
-    for (std::size_t n = 0; n < velocity.size(); ++n) velocity[n] = 1500.0f + float(n % 97) * 7.0f;
-    const WaveParams params = wave_params(nx, ny, nz, 1.0, velocity, 0.5, 0, 0);
-    const Wave3dProblem builtin(params, velocity);
-    const HostField<T> vdt2 = wave_vdt2<T>(params, velocity);
-    const fs::path dir = fs::temp_directory_path() / ("strata-wave8-" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    std::string text = "(none)";
-    {
-        std::ifstream in(example("wave8.stencil"));
-        std::ostringstream all;
-        all << in.rdbuf();
-        text = all.str();
-    }
-    const std::string from = "coefficient vdt2 = 0.1 + 0.05 * (z > 0.5)";
-    ASSERT_NE(text.find(from), std::string::npos);
-    text.replace(text.find(from), from.size(), "coefficient vdt2 = file(\"vdt2.raw\")");
-    std::ofstream(dir / "wave8.stencil") << text;
-    const std::vector<T> raw = interior_values(vdt2);
-    std::ofstream(dir / "vdt2.raw", std::ios::binary)
-        .write(reinterpret_cast<const char*>(raw.data()), std::streamsize(raw.size() * sizeof(T)));
-    const ModelInfo& m = find_model((dir / "wave8.stencil").string());
-    const Laplacian8 l;
-    const auto generated = m.box(Params{{"params", "c0x3=" + exact(3 * l.c[0]) + ",c1=" + exact(l.c[1]) + ",c2=" +
-                                                       exact(l.c[2]) + ",c3=" + exact(l.c[3]) + ",c4=" + exact(l.c[4])}},
-                                 nx, ny, nz);
-    HostField<T> p(builtin.extent()), prev(builtin.extent());
-    test::fill_random(p, 31, -1.0, 1.0);
-    test::fill_random(prev, 32, -1.0, 1.0);
-    const State<T> a_init = test::state<T>({{"p", p}, {"prev", prev}});
-    const State<T> b_init = test::state<T>({{"p", p}, {"q", prev}});
-    auto a = make_engine<T>(builtin, backend, {}, &a_init);
-    auto b = engine<T>(m, *generated, backend, &b_init);
+    const test::Wave8Twin<T> twin(19, 13, 11);
+    EXPECT_FALSE(twin.model->cells_only);
+    auto a = make_engine<T>(twin.builtin, backend, {}, &twin.builtin_init);
+    auto b = engine<T>(*twin.model, *twin.generated, backend, &twin.generated_init);
     a->advance(8);
     b->advance(8);
     EXPECT_TRUE(test::bitwise_equal(a->field("p"), b->field("p")));
     EXPECT_TRUE(test::bitwise_equal(a->field("prev"), b->field("q")));
-    fs::remove_all(dir);
 }
 TEST(StencilRun, Wave8FileEqualsBuiltinBitwiseCpuFp64) { wave8_equals_builtin<double>(Backend::cpu); }
 TEST(StencilRun, Wave8FileEqualsBuiltinBitwiseOmpFp32) { wave8_equals_builtin<float>(Backend::omp); }

@@ -12,6 +12,8 @@
 #include <initializer_list>
 #include <set>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 namespace strata::stencil {
 
@@ -49,19 +51,24 @@ const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::ca
 // strategies' `in`/`out`, or `in[h]`/`out[h]` for several), then those read and written at their
 // cell only (`states`), then the coefficients.
 //
-// Three kinds of model come out. One has the interface of the built-in 2D models, which every 2D
+// Four kinds of model come out. One has the interface of the built-in 2D models, which every 2D
 // strategy takes (the sliding rows and temporal ones included): 2D, radius-1 star neighbourhoods,
 // at most one pointwise field, no coefficients. One has heat3d's plane sums (models/heat3d.hpp,
 // core/plane_sums.hpp), which every 3D strategy of the radius-1 ladder takes (cached, async,
 // temporal, tma...): 3D, one field, the zero boundary, its neighbours read only as the sum
-// heat3d forms, in its order (faces_chain). Any other (3D otherwise, wider or box neighbourhoods,
-// coefficients, several pointwise fields, the fixed boundary) is `cells_only` (model.hpp): its
-// update reads the neighbourhood cell by cell, which the CPU backends and, on the GPU, naive, smem
-// and (3D) stream serve.
+// heat3d forms, in its order (faces_chain). One has wave3d's interface (models/wave3d.hpp), which
+// the radius-4 strategies take (planes, async): a leapfrog (leapfrog_split). Any other (3D
+// otherwise, wider or box neighbourhoods, coefficients, several pointwise fields, the fixed
+// boundary) is `cells_only` (model.hpp): its update reads the neighbourhood cell by cell, which
+// the CPU backends and, on the GPU, naive, smem and (3D) stream serve.
 struct Layout {
     std::vector<const FieldDef*> hoods, states, coefs;
     bool cells = false;
     bool planes = false;  // heat3d's interface: the field's face neighbours summed as plane sums
+    // wave3d's interface (leapfrog_split): the field's update, and its term that reads the
+    // neighbourhood (the strategies' `laplacian`); null for the other kinds.
+    const Expr* next = nullptr;
+    const Expr* lap = nullptr;
     int radius = 1;
     bool star = true;
     static constexpr int kMaxHoods = 4;
@@ -104,6 +111,58 @@ bool reads_faces_only(const Expr& e, const std::string& u) {
     if (e.kind == Expr::Kind::field && e.name == u && !e.updated)
         return std::all_of(e.offset.begin(), e.offset.end(), [](int d) { return d == 0; });
     return std::all_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return reads_faces_only(*a, u); });
+}
+
+// Whether e reads u's neighbourhood: u at an offset, lap, or a let (a leapfrog's lets are its
+// neighbourhood's: leapfrog_split).
+bool reads_neighbours(const Expr& e, const std::string& u) {
+    if (e.kind == Expr::Kind::local || (at_offset(e) && offset_field(e) == u)) return true;
+    return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return reads_neighbours(*a, u); });
+}
+
+// wave3d's split of a leapfrog, for a layout of one field u read through its neighbourhood, one
+// pointwise field q and one coefficient (3D, a radius-4 star, the zero boundary): q' = u (u's
+// value a step before, which the engine keeps in u's other buffer, FieldRole::previous, so q is
+// never written), and u's update a pointwise function of u at its cell, q, the coefficient and
+// one term that alone reads the neighbourhood: the smallest part of the expression that holds every
+// read of u at an offset, lap and let, and reads no other field (wave3d's `laplacian`). The lets
+// read u and params only (they are computed with that term). No new values are read. The term is
+// returned (null where the file is not such a leapfrog); computed apart and then used where it
+// stands, it rounds as it does inline.
+std::pair<const Expr*, const Expr*> leapfrog_split(const Spec& spec, const Layout& l) {
+    if (spec.dims != 3 || l.radius != 4 || !l.star || l.hoods.size() != 1 || l.states.size() != 1 ||
+        l.coefs.size() != 1 || spec.boundary != Boundary::zero)
+        return {};
+    const std::string& u = l.hoods[0]->name;
+    const Expr *next_u = nullptr, *next_q = nullptr;
+    for (const Update& up : spec.updates) {
+        bool fits = true;
+        walk(*up.value, [&](const Expr& e) {
+            fits = fits && !(e.kind == Expr::Kind::field && (e.updated || (up.local && e.name != u)));
+        });
+        if (!fits) return {};
+        if (!up.local) (up.field == u ? next_u : next_q) = up.value.get();
+    }
+    if (!next_u || !next_q || next_q->kind != Expr::Kind::field || next_q->name != u || at_offset(*next_q)) return {};
+    const Expr* term = next_u;
+    while (term->kind != Expr::Kind::local && !at_offset(*term)) {
+        const Expr* holder = nullptr;  // the one argument that holds every neighbourhood read, if one does
+        int holding = 0;
+        for (const ExprPtr& a : term->args)
+            if (reads_neighbours(*a, u)) holder = a.get(), ++holding;
+        if (holding != 1) break;
+        term = holder;
+    }
+    if (!reads_neighbours(*term, u)) return {};
+    bool fits = true;
+    walk(*term, [&](const Expr& e) { fits = fits && !(e.kind == Expr::Kind::field && e.name != u); });
+    std::function<void(const Expr&)> outside = [&](const Expr& e) {  // the rest: pointwise
+        if (&e == term) return;
+        fits = fits && e.kind != Expr::Kind::local && !(at_offset(e) && offset_field(e) == u);
+        for (const ExprPtr& a : e.args) outside(*a);
+    };
+    outside(*next_u);
+    return fits ? std::pair{next_u, term} : std::pair<const Expr*, const Expr*>{};
 }
 
 Layout plan(const Spec& spec) {
@@ -155,6 +214,8 @@ Layout plan(const Spec& spec) {
                std::all_of(spec.updates.begin(), spec.updates.end(),
                            [&](const Update& u) { return reads_faces_only(*u.value, l.hoods[0]->name); });
     if (l.planes) l.cells = false;
+    std::tie(l.next, l.lap) = leapfrog_split(spec, l);
+    if (l.lap) l.cells = false;
     if (spec.boundary == Boundary::mirror && (l.radius > 1 || !l.star))
         throw error_at(spec, statement_at(spec, "boundary"),
                        std::string("the mirror boundary (a ghost cell takes the value two cells inward, corners "
@@ -193,10 +254,19 @@ std::string number(double v) {
 class Emitter {
 public:
     Emitter(const Spec& spec, const Layout* layout) : spec_(spec), layout_(layout) {}
+    // The emitter of a leapfrog's pointwise update (leapfrog_split): `term` is `lap`, and the
+    // neighbourhood field (read at its cell only) is `own`.
+    Emitter pointwise(const Expr* term, std::string own) const {
+        Emitter e = *this;
+        e.term_ = term;
+        e.own_ = std::move(own);
+        return e;
+    }
 
     std::string operator()(const Expr& e) const {
         auto arg = [&](int i) { return (*this)(*e.args[std::size_t(i)]); };
         const std::string t = layout_ ? "T" : "double";
+        if (&e == term_) return "lap";
         switch (e.kind) {
             case Expr::Kind::number: return cat({t, "(", number(e.value), ")"});
             case Expr::Kind::param:
@@ -209,6 +279,7 @@ public:
                 if (layout_ && layout_->planes) return "c";  // (reads_faces_only: the cell's own value)
                 if (layout_->coef(e.name)) return cat({"k_", e.name});
                 if (!layout_->hood(e.name)) return cat({"s_", e.name});
+                if (!own_.empty()) return own_;
                 std::string at = layout_->hoods.size() > 1 ? std::to_string(layout_->index(e.name)) : "";
                 for (int d : e.offset) at += cat({at.empty() ? "" : ", ", std::to_string(d)});
                 return cat({"nb(", at, ")"});
@@ -240,6 +311,8 @@ private:
     }
     const Spec& spec_;
     const Layout* layout_;  // null: initial values (params from an array, no fields)
+    const Expr* term_ = nullptr;
+    std::string own_;
 };
 
 // The params as the functor's members in the precision, set from the run's values.
@@ -349,6 +422,33 @@ void planes_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
       << "        f.out[i] = update_planes(below, at, above);\n    }\n";
 }
 
+// The rest of a leapfrog's functor: wave3d's interface (models/wave3d.hpp), the term that reads
+// the neighbourhood in `laplacian` (with the lets), the rest of the field's update in `update`. The
+// field's previous values are its other buffer: the update reads them at the cell and writes the
+// new values over them. No sponge: `eta` is 0.
+void wave_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emitter& kernel) {
+    const std::string &u = l.hoods[0]->name, &q = l.states[0]->name, &c = l.coefs[0]->name;
+    o << "    struct Fields {\n        const T* in;    // " << u << " now\n        T* out;         // " << q << " ("
+      << u << " a step before) on entry, " << u << " next on exit\n        const T* vdt2;  // " << c
+      << "\n    };\n\n";
+    params_and_constructor(o, spec);
+    o << "    STRATA_HD static Fields bind(const FieldPtrs<T, 3>& b) { return {b.in[0], b.out[0], b.in[2]}; }\n\n"
+      << "    // The term of " << u << "'s update that reads its neighbourhood, nb(di, dj, dk).\n"
+      << "    template <class Nb>\n    STRATA_HD T laplacian(const Nb& nb) const {\n        (void)nb;\n";
+    for (const Update& up : spec.updates)
+        if (up.local) o << "        const T l_" << up.field << " = " << kernel(*up.value) << ";\n";
+    o << "        return " << kernel(*l.lap) << ";\n    }\n"
+      << "    STRATA_HD T eta(int, int, int) const { return T(0); }\n"
+      << "    // " << u << "'s new value from its own, " << q << ", " << c << " and the term (`lap`).\n"
+      << "    STRATA_HD T update(T own, T prev, T coef, T lap, T eta) const {\n"
+      << "        const T s_" << q << " = prev, k_" << c << " = coef;\n"
+      << "        (void)own, (void)s_" << q << ", (void)k_" << c << ", (void)lap, (void)eta;\n"
+      << "        return " << kernel.pointwise(l.lap, "own")(*l.next) << ";\n    }\n"
+      << "    template <class Nb>\n"
+      << "    STRATA_HD void store(const Nb& nb, const Fields& f, int i, int j, int k, std::int64_t c) const {\n"
+      << "        f.out[c] = update(nb(0, 0, 0), f.out[c], f.vdt2[c], laplacian(nb), eta(i, j, k));\n    }\n";
+}
+
 }  // namespace
 
 std::string generate_model(const Spec& spec, const std::string& symbol) {
@@ -366,6 +466,8 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
                        "// the CPU backends and the CUDA strategies naive and smem take it. The stencil file:\n//\n"
           : l.planes ? "// The model's kernel functor has heat3d's plane sums (models/heat3d.hpp), so every 3D strategy\n"
                        "// of the radius-1 ladder takes it. The stencil file:\n//\n"
+          : l.lap    ? "// The model's kernel functor has wave3d's interface (models/wave3d.hpp), so every strategy of the\n"
+                       "// radius-4 ladder takes it. The stencil file:\n//\n"
                      : "// The model's kernel functor has the interface of the built-in 2D models (models/heat2d.hpp,\n"
                        "// models/aliev_panfilov.hpp), so every 2D strategy takes it. The stencil file:\n//\n");
     std::istringstream text(spec.text);
@@ -387,7 +489,9 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "    static constexpr bool star = " << (l.star ? "true" : "false") << ";\n"
       << "    static constexpr bool zero_ghosts = " << (spec.boundary == Boundary::zero ? "true" : "false") << ";\n"
       << "    static constexpr int flops_per_cell = " << spec.flops_per_cell() << ";\n"
-      << "    static constexpr int min_bytes_per_cell = " << spec.min_values_per_cell() << " * int(sizeof(T));\n";
+      // (A leapfrog never writes its previous values: they are the field's other buffer.)
+      << "    static constexpr int min_bytes_per_cell = " << spec.min_values_per_cell() - (l.lap ? 1 : 0)
+      << " * int(sizeof(T));\n";
     if (H > 1)
         o << "    static constexpr int hoods = " << H << ";  // fields read through neighbourhoods: nb(h, di, dj"
           << (D == 3 ? ", dk" : "") << ")\n";
@@ -399,6 +503,8 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
         cells_functor(o, spec, l, kernel);
     } else if (l.planes) {
         planes_functor(o, spec, l, kernel);
+    } else if (l.lap) {
+        wave_functor(o, spec, l, kernel);
     } else {
         if (H > 1) {
             o << "    struct Fields {\n        const T* in[" << H << "];  // ";
@@ -482,7 +588,8 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "class Model final : public StencilProblem {\npublic:\n"
       << "    static constexpr FieldDecl fields[] = {";
     for (int h = 0; h < H; ++h) o << (h ? ", " : "") << "{\"" << l.hoods[std::size_t(h)]->name << "\", FieldRole::stencil, 0, 1}";
-    for (const FieldDef* f : l.states) o << ", {\"" << f->name << "\", FieldRole::state, 0, 1}";
+    for (const FieldDef* f : l.states)
+        o << ", {\"" << f->name << "\", FieldRole::" << (l.lap ? "previous" : "state") << ", 0, 1}";
     for (const FieldDef* f : l.coefs) o << ", {\"" << f->name << "\", FieldRole::coefficient, 0, 1}";
     o << "};\n"
       << "    template <class T>\n    using Kernel = " << symbol << "::Kernel<T>;\n"
