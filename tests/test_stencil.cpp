@@ -261,6 +261,11 @@ TEST(Stencil, TheLeapfrogGetsWave3dsInterfaceAndAnythingElseReadsCells) {
     EXPECT_NE(wave.find("return (((T(2) * own) - s_q) + (k_k * lap));"), std::string::npos) << wave;
     EXPECT_NE(wave.find("{\"q\", FieldRole::previous"), std::string::npos) << wave;
     EXPECT_NE(wave.find("min_bytes_per_cell = 4 * int(sizeof(T))"), std::string::npos) << wave;
+    // Lets written out where the term reads them, as a built-in writes one expression (codegen.cpp:
+    // Emitter::inline_lets; the GPU's FMAs follow the order values are computed in).
+    const std::string lets = generated("let r = " + ring1 + "\nlet s = r + " + ring4 + "\np' = 2 * p - q + k * (s - 12 * p)\nq' = p");
+    EXPECT_EQ(lets.find("const T l_"), std::string::npos) << lets;
+    EXPECT_NE(lets.find("nb(0, 0, -1)) + nb(0, 0, 1)) + nb(-4, 0, 0))"), std::string::npos) << lets;
 }
 
 // No input exhausts the stack: nesting and length are bounded per statement.

@@ -59,7 +59,9 @@ void every_strategy_bitwise(const Problem& builtin, const std::string& builtin_n
         a->advance(steps);
         b->advance(steps);
         for (const auto& [fa, fb] : fields)
-            EXPECT_TRUE(test::bitwise_equal(a->field(fa), b->field(fb))) << fb << ", " << o.kernel << " depth " << o.depth;
+            EXPECT_TRUE(test::bitwise_equal(a->field(fa), b->field(fb)))
+                << fb << ", " << o.kernel << " depth " << o.depth << ": max relative difference "
+                << max_relative_error(b->field(fb), a->field(fa));
     });
 }
 // The same, where both models name their fields alike.

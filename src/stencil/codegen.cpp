@@ -262,6 +262,16 @@ public:
         e.own_ = std::move(own);
         return e;
     }
+    // The emitter that writes each let's expression where the let is read, instead of its name.
+    // On the GPU that decides the bits: nvcc fuses a multiply and an add into one FMA where it
+    // can, and which product of `a * b + c * d` it fuses follows the order the values are computed
+    // in. wave8.stencil's rings as lets computed first gave other bits than wave3d's `laplacian`,
+    // one expression; written out in the term, wave3d's bits (docs/runs/65).
+    Emitter inline_lets() const {
+        Emitter e = *this;
+        e.inline_lets_ = true;
+        return e;
+    }
 
     std::string operator()(const Expr& e) const {
         auto arg = [&](int i) { return (*this)(*e.args[std::size_t(i)]); };
@@ -272,7 +282,11 @@ public:
             case Expr::Kind::param:
                 return layout_ ? cat({"p_", e.name}) : cat({"p[", std::to_string(param_index(e.name)), "]"});
             case Expr::Kind::coordinate: return e.name;  // initial values only (plan() refuses them in updates)
-            case Expr::Kind::local: return cat({"l_", e.name});
+            case Expr::Kind::local:
+                if (inline_lets_)
+                    for (const Update& u : spec_.updates)
+                        if (u.local && u.field == e.name) return (*this)(*u.value);
+                return cat({"l_", e.name});
             case Expr::Kind::grid: break;  // params' formulas only: resolved on the host, never generated
             case Expr::Kind::field: {
                 if (e.updated) return cat({"n_", e.name});
@@ -313,6 +327,7 @@ private:
     const Layout* layout_;  // null: initial values (params from an array, no fields)
     const Expr* term_ = nullptr;
     std::string own_;
+    bool inline_lets_ = false;
 };
 
 // The params as the functor's members in the precision, set from the run's values.
@@ -423,7 +438,8 @@ void planes_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
 }
 
 // The rest of a leapfrog's functor: wave3d's interface (models/wave3d.hpp), the term that reads
-// the neighbourhood in `laplacian` (with the lets), the rest of the field's update in `update`. The
+// the neighbourhood in `laplacian` (one expression, the lets written out in it: Emitter::
+// inline_lets), the rest of the field's update in `update`. The
 // field's previous values are its other buffer: the update reads them at the cell and writes the
 // new values over them. No sponge: `eta` is 0.
 void wave_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emitter& kernel) {
@@ -435,9 +451,7 @@ void wave_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emit
     o << "    STRATA_HD static Fields bind(const FieldPtrs<T, 3>& b) { return {b.in[0], b.out[0], b.in[2]}; }\n\n"
       << "    // The term of " << u << "'s update that reads its neighbourhood, nb(di, dj, dk).\n"
       << "    template <class Nb>\n    STRATA_HD T laplacian(const Nb& nb) const {\n        (void)nb;\n";
-    for (const Update& up : spec.updates)
-        if (up.local) o << "        const T l_" << up.field << " = " << kernel(*up.value) << ";\n";
-    o << "        return " << kernel(*l.lap) << ";\n    }\n"
+    o << "        return " << kernel.inline_lets()(*l.lap) << ";\n    }\n"
       << "    STRATA_HD T eta(int, int, int) const { return T(0); }\n"
       << "    // " << u << "'s new value from its own, " << q << ", " << c << " and the term (`lap`).\n"
       << "    STRATA_HD T update(T own, T prev, T coef, T lap, T eta) const {\n"
