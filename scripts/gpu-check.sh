@@ -221,11 +221,12 @@ if want tune || want tune-exhaustive; then
   fi
   rm -f $out/*.ck
 fi
-if want tma; then  # the TMA kernel: its GPU tests, compute-sanitizer on it, and the A/B rows at 512^3
-  $build/tests/strata_gpu_tests --gtest_filter='Tma.*:*HeatStrategy*tma*:*HeatGroups*:Cuda.Relaunch*' \
+if want tma; then  # the TMA kernels (heat3d's and wave3d's): their GPU tests, and the A/B rows at 512^3
+  $build/tests/strata_gpu_tests --gtest_filter='Tma.*:WaveTma.*:*HeatStrategy*tma*:*WaveStrategy*tma*:*WaveChunks*tma*:*HeatGroups*:WaveAsync.*:Cuda.Relaunch*' \
     > "$out/tests-tma.txt" 2>&1 || true
   grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|Expected|Which is|differs|error" "$out/tests-tma.txt" | head -40
   for st in 7pt 19pt 27pt; do bench heat3d --stencil $st --precision fp32,fp64 --kernels vec,async,tmasync,tma; done
+  bench wave3d --precision fp32,fp64 --kernels planes,async,tmasync,tma
 fi
 if want heat2d; then  # heat2d's tests and rows alone
   ctest --test-dir $build -R "Heat2d" --output-on-failure > "$out/tests-heat2d.txt" 2>&1 || true

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -111,7 +112,15 @@ TEST_P(WaveStrategy, ContinuesFromACpuStateWithItsStepAndTraces) {
     wave_continues_from_cpu_state<float>(GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, WaveStrategy, ::testing::Values("naive", "planes", "async"));
+// Every kernel the backend lists (tma and tmasync where the build has sm_90): none skips its check.
+INSTANTIATE_TEST_SUITE_P(AllKernels, WaveStrategy, ::testing::ValuesIn(kernel_names(Backend::cuda, "wave3d")));
+
+// The streaming kernels other than naive, as the backend lists them.
+std::vector<std::string> wave_streaming_kernels() {
+    std::vector<std::string> k = kernel_names(Backend::cuda, "wave3d");
+    k.erase(std::remove(k.begin(), k.end(), "naive"), k.end());
+    return k;
+}
 
 // The streaming kernels split z into chunks of --chunk planes: 5 and 16 leave a short last
 // chunk of the 33 planes, and every chunk starts its queue or ring over.
@@ -124,17 +133,61 @@ TEST_P(WaveChunks, ChunksShorterThanTheGridMatchTheReference) {
         wave_matches_cpu<double>(GetParam(), false, chunk);
     }
 }
-INSTANTIATE_TEST_SUITE_P(StreamingKernels, WaveChunks, ::testing::Values("planes", "async"));
+INSTANTIATE_TEST_SUITE_P(StreamingKernels, WaveChunks, ::testing::ValuesIn(wave_streaming_kernels()));
 
 // async runs its blocks in groups of tile rows, each group through all its z-chunks before the
 // next (strata/core/block_order.hpp), as many rows as the device holds at once. This grid is
 // wider than one group on an H100 (fp32: 16 x 19 tiles in rows of 16, fp64: 32 x 19 in rows of
 // 8), so several groups run, the last one short.
+// (tma and tmasync lay their blocks out as async does.)
 TEST(WaveAsync, SeveralBlockGroupsMatchTheReference) {
     if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
     const Dims wide{1001, 301, 12};
-    wave_matches_cpu<float>("async", false, 5, wide);
-    wave_matches_cpu<double>("async", false, 5, wide);
+    for (const std::string& k : wave_streaming_kernels())
+        if (k != "planes") {
+            SCOPED_TRACE(k);
+            wave_matches_cpu<float>(k, false, 5, wide);
+            wave_matches_cpu<double>(k, false, 5, wide);
+        }
+}
+
+// tma and tmasync read what async reads (the TMA's zero fill for the ghost layer, async's zero
+// fill of ghost words) and update it with the same code: bitwise equal to async, with a sponge,
+// both precisions, on sizes where the boxes are partial at every face (odd sizes, thin grids,
+// n = 9, widths around the 64- and 32-cell tiles), short chunks (many blocks per column, planes
+// beyond both ends zero-filled). The update writes p^{n+1} over p^{n-1}, random before: a cell
+// it skipped keeps a value async's run does not have. Skipped where the build has no sm_90.
+template <class T>
+void wave_tma_equals_async(int nx, int ny, int nz, int chunk) {
+    std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", nx, ny, nz);
+    const WaveParams params = wave_params(nx, ny, nz, 1.0, v, 0.5, 0, 2);
+    const Wave3dProblem p(params, std::move(v));
+    HostField<T> u(params.extent3()), prev(params.extent3());
+    test::fill_random(u, 60 + nx, -1, 1);
+    test::fill_random(prev, 61 + ny, -1, 1);
+    test::zero_ghosts(u);
+    test::zero_ghosts(prev);
+    const State<T> init = test::state<T>({{"p", u}, {"prev", prev}});
+    auto async = make_engine<T>(p, Backend::cuda, EngineOptions{"async", false, chunk}, &init);
+    async->advance(5);
+    for (const char* kernel : {"tma", "tmasync"}) {
+        auto tma = make_engine<T>(p, Backend::cuda, EngineOptions{kernel, false, chunk}, &init);
+        tma->advance(5);
+        for (const char* f : {"p", "prev"})
+            EXPECT_TRUE(test::bitwise_equal(async->field(f), tma->field(f)))
+                << kernel << " " << f << " " << nx << "x" << ny << "x" << nz << " chunk " << chunk << ": "
+                << max_relative_error(tma->field(f), async->field(f));
+    }
+}
+TEST(WaveTma, BitwiseEqualToAsync) {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    const auto names = kernel_names(Backend::cuda, "wave3d");
+    if (std::find(names.begin(), names.end(), "tma") == names.end()) GTEST_SKIP() << "a build without sm_90";
+    for (auto [nx, ny, nz, chunk] : {std::array{9, 9, 9, 0}, {9, 9, 9, 2}, {131, 19, 7, 3}, {67, 17, 30, 5},
+                                      {65, 33, 5, 1}, {260, 5, 11, 0}, {5, 6, 7, 0}}) {
+        wave_tma_equals_async<float>(nx, ny, nz, chunk);
+        wave_tma_equals_async<double>(nx, ny, nz, chunk);
+    }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "strata/models/wave3d.hpp"
 #include "strategies.cuh"
 #include "strategy_names.hpp"
+#include "tma.cuh"
 
 namespace strata::cuda {
 
@@ -277,6 +278,110 @@ __global__ void __launch_bounds__(BX* BY)
     }
 }
 
+// tma: async's sweep with its loads on the Tensor Memory Accelerator, warp-specialized (CudaDMA's
+// split, tma.cuh). The compute threads are async's BX x BY, and with Ws one more row of threads
+// holds the DMA warp, whose first thread only issues copies: each plane's p tile with its halo
+// (one TMA box of TX x TY elements from (xb - R, yb - R), the tile's own layout, corners
+// included), and p^{n-1} and vdt2 of the own cells (two W x BY boxes), into two rings guarded by
+// full/empty barriers:
+//   p ring  SP = 2R+1+K stages; tile i is plane z0-R+i. Plane z = z0+j reads tiles j .. j+2R
+//           (its z-neighbours' own cells, and its own tile with the halo); after plane z tile j
+//           (plane z-R) is read no more, and the compute warps release it.
+//   v ring  SV = K+1 stages; stage j is p^{n-1} and vdt2 at plane z0+j, released after plane z.
+// The DMA thread issues in the order of need (tiles 0..2R-1, then per plane the tile 2R+j and
+// stage j), each as soon as its stage is free. The tensor maps cover the interior only: the halo
+// at the faces, and planes beyond the grid, arrive zero-filled, which is the zero ghost layer, so
+// no ghost sector is read and no thread decides what to load. p^{n+1} is written over p^{n-1}
+// (generic stores) at planes the TMA no longer reads. With Ws false (the A/B's "TMA without warp
+// specialization"), thread (0, 0) issues the first stages, then refills each once every warp has
+// released it (its warp waits for the slowest).
+template <class T, int R, int BX, int BY, int V, int K>
+struct WaveTmaLayout {
+    using Tile = WaveTile<T, R, BX, BY, V>;
+    static constexpr int SP = 2 * R + 1 + K, SV = K + 1;
+    static constexpr int OWN = Tile::W * BY;  // cells of a p^{n-1} or vdt2 box
+    static constexpr int ALIGN = 128 / int(sizeof(T));  // TMA writes 128-byte aligned destinations
+    static constexpr int P_STAGE = (Tile::CELLS + ALIGN - 1) / ALIGN * ALIGN, V_STAGE = 2 * OWN;
+    static_assert(OWN % ALIGN == 0, "a vdt2 box must start 128-byte aligned after its p^{n-1} box");
+    static constexpr std::size_t bytes =
+        (std::size_t(SP) * P_STAGE + std::size_t(SV) * V_STAGE) * sizeof(T) + sizeof(TmaRing<SP>) + sizeof(TmaRing<SV>);
+};
+
+template <class Model, int BX, int BY, int V, int K, bool Ws>
+__global__ void __launch_bounds__(BX*(BY + int(Ws)))
+    wave_tma(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk, const int rows,
+             const __grid_constant__ CUtensorMap p_map, const __grid_constant__ CUtensorMap prev_map,
+             const __grid_constant__ CUtensorMap vdt2_map) {
+    using T = typename Model::value_type;
+    constexpr int R = Model::radius;
+    using L = WaveTmaLayout<T, R, BX, BY, V, K>;
+    using Tile = typename L::Tile;
+    using Vec = typename Tile::Vec;
+    static_assert(Model::zero_ghosts, "TMA's zero fill stands for a zero ghost layer only");
+    static_assert((BX * BY) % 32 == 0, "the compute threads are whole warps");
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    T* p_ring = reinterpret_cast<T*>(smem_raw);
+    T* v_ring = p_ring + L::SP * L::P_STAGE;  // stage s: p^{n-1} at v_ring + s V_STAGE, vdt2 OWN after it
+    TmaRing<L::SP>& pr = *reinterpret_cast<TmaRing<L::SP>*>(v_ring + L::SV * L::V_STAGE);
+    TmaRing<L::SV>& vr = *reinterpret_cast<TmaRing<L::SV>*>(&pr + 1);
+    const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY),
+                                        blocks_for(g.span(g.nz), zchunk), rows);
+    const int xb = b.x * Tile::W, yb = b.y * BY;
+    const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
+    const int n = z1 - z0;  // planes updated; p tiles 0 .. n+2R-1
+
+    constexpr unsigned warps = BX * BY / 32;  // each compute warp releases every stage
+    if (threadIdx.x == 0 && threadIdx.y == 0) pr.init(warps), vr.init(warps);
+    __syncthreads();
+    auto issue_p = [&](int i) {
+        pr.acquire(i, Tile::CELLS * sizeof(T));
+        pr.copy3d(i, &p_map, p_ring + (i % L::SP) * L::P_STAGE, xb - R, yb - R, z0 - R + i);
+    };
+    auto issue_v = [&](int j) {
+        T* st = v_ring + (j % L::SV) * L::V_STAGE;
+        vr.acquire(j, 2 * L::OWN * sizeof(T));
+        vr.copy3d(j, &prev_map, st, xb, yb, z0 + j);
+        vr.copy3d(j, &vdt2_map, st + L::OWN, xb, yb, z0 + j);
+    };
+    const bool dma = threadIdx.x == 0 && threadIdx.y == (Ws ? BY : 0);
+    if constexpr (Ws) {
+        if (threadIdx.y == BY) {  // the DMA warp: one thread issues, the others have nothing to do
+            if (dma) {
+                for (int i = 0; i < 2 * R; ++i) issue_p(i);
+                for (int j = 0; j < n; ++j) issue_p(j + 2 * R), issue_v(j);
+            }
+            return;  // the copies in flight complete on barriers the compute warps wait for
+        }
+    } else if (dma) {
+        for (int i = 0; i < min(L::SP, n + 2 * R); ++i) issue_p(i);
+        for (int j = 0; j < min(L::SV, n); ++j) issue_v(j);
+    }
+    const Tile t(g, b.x, b.y);
+    const int v_slot = threadIdx.y * Tile::W + threadIdx.x * V;
+    auto wrap = [](int slot) { return slot >= L::SP ? slot - L::SP : slot; };
+    for (int i = 0; i < 2 * R; ++i) pr.wait(i);
+    int pb = 0, vb = 0;  // the stages of tile j (plane z-R) and of v stage j
+    for (int j = 0; j < n; ++j) {
+        const int z = z0 + j;
+        pr.wait(j + 2 * R);
+        vr.wait(j);
+        const T* vs = v_ring + vb * L::V_STAGE;
+        const Vec prev_z = *reinterpret_cast<const Vec*>(vs + v_slot);
+        const Vec vdt2_z = *reinterpret_cast<const Vec*>(vs + L::OWN + v_slot);
+        t.update(m, f, g, z, p_ring + wrap(pb + R) * L::P_STAGE,
+                 [&](int dk) { return *reinterpret_cast<const Vec*>(p_ring + wrap(pb + R + dk) * L::P_STAGE + t.own_slot); },
+                 prev_z, vdt2_z);
+        pr.release(j);
+        vr.release(j);
+        if (!Ws && dma) {  // each waits for every warp to release its stage
+            if (j + L::SP < n + 2 * R) issue_p(j + L::SP);
+            if (j + L::SV < n) issue_v(j + L::SV);
+        }
+        pb = wrap(pb + 1);
+        vb = vb + 1 == L::SV ? 0 : vb + 1;
+    }
+}
+
 // Planes per block for the wave's planes strategy: the queue is refilled with 2R+1 planes at the
 // start of every chunk, 7% of the p reads at 128 planes (and p is a quarter of the traffic).
 constexpr int kDefaultWavePlanes = 128;
@@ -308,6 +413,27 @@ void launch_wave_async(const Model& m, const typename Model::Fields& f, const De
     kernel<<<nbx * nby * nbz, dim3(BX, BY), smem, s>>>(m, f, g, planes, rows);
     STRATA_CUDA_CHECK_LAUNCH();
 }
+template <class Model, int BX, int BY, int K, bool Ws>
+void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
+                     cudaStream_t s) {
+    using T = typename Model::value_type;
+    constexpr int V = 16 / sizeof(T);
+    using L = WaveTmaLayout<T, Model::radius, BX, BY, V, K>;
+    if (!device_has_tma())
+        throw UsageError("the tma kernels need a GPU with a Tensor Memory Accelerator (sm_90, Hopper, or later)");
+    constexpr auto kernel = wave_tma<Model, BX, BY, V, K, Ws>;
+    allow_dynamic_smem<kernel, L::bytes>();
+    const int e = int(sizeof(T));
+    const CUtensorMap& p_map = interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::TX, L::Tile::TY);
+    const CUtensorMap& prev_map = interior_tensor_map(f.out, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
+    const CUtensorMap& vdt2_map = interior_tensor_map(f.vdt2, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
+    const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
+    constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
+    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY), nbz = blocks_for(g.span(g.nz), planes);
+    const int rows = group_rows<kernel>(nbx, BX * threads_y, L::bytes);
+    kernel<<<nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s>>>(m, f, g, planes, rows, p_map, prev_map, vdt2_map);
+    STRATA_CUDA_CHECK_LAUNCH();
+}
 template <class Model, int BX, int BY, int MinBlocks>
 void launch_wave_planes(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                         cudaStream_t s) {
@@ -328,8 +454,13 @@ std::vector<Strategy<Model>> wave_strategy_table() {
                                                   launch_wave_planes<Model, 16, 16, 2>,
                                                   launch_wave_async<Model, 16, 16, 2>};
     std::vector<Strategy<Model>> out;
-    for (std::size_t i = 0; i < kStrategiesWave.size(); ++i)
+    for (std::size_t i = 0; i < kernels.size(); ++i)
         out.push_back({std::string(kStrategiesWave[i].name), kernels[i], kStrategiesWave[i].chunked});
+#ifdef STRATA_CUDA_TMA
+    // async's tiles and rings, loaded by the TMA (with a DMA warp, then without).
+    out.push_back({std::string(kStrategiesWave[3].name), launch_wave_tma<Model, 16, 16, 2, true>, kStrategiesWave[3].chunked});
+    out.push_back({std::string(kStrategiesWave[4].name), launch_wave_tma<Model, 16, 16, 2, false>, kStrategiesWave[4].chunked});
+#endif
     return out;
 }
 
