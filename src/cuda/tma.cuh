@@ -71,11 +71,12 @@ struct TmaRing {
         wait_parity(&full[i % S], (i / S) & 1);
 #endif
     }
-    // Compute warps, after their last read of tile i: the warp's lanes are done, one arrives.
+    // Compute warps, after their last read of tile i: the warp's lanes are done, one arrives (the
+    // warp's first lane by the linear thread index: a block row may be narrower than a warp).
     __device__ void release(int i) {
 #ifdef STRATA_TMA_DEVICE
         __syncwarp();
-        if ((threadIdx.x & 31) == 0)
+        if (((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32 == 0)
             asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem(&empty[i % S])) : "memory");
 #endif
     }
