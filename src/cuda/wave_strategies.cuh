@@ -307,8 +307,10 @@ struct WaveTmaLayout {
         (std::size_t(SP) * P_STAGE + std::size_t(SV) * V_STAGE) * sizeof(T) + sizeof(TmaRing<SP>) + sizeof(TmaRing<SV>);
 };
 
+// Two blocks per SM, as async (shared memory allows two): registers are allocated per warp, and
+// the DMA warp takes as many as a compute warp, so the bound caps them at 65536 / (2 x 9 warps).
 template <class Model, int BX, int BY, int V, int K, bool Ws>
-__global__ void __launch_bounds__(BX*(BY + int(Ws)))
+__global__ void __launch_bounds__(BX*(BY + int(Ws)), 2)
     wave_tma(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk, const int rows,
              const __grid_constant__ CUtensorMap p_map, const __grid_constant__ CUtensorMap prev_map,
              const __grid_constant__ CUtensorMap vdt2_map) {
