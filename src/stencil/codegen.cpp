@@ -57,7 +57,7 @@ const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::ca
 // core/plane_sums.hpp), which every 3D strategy of the radius-1 ladder takes (cached, async,
 // temporal, tma...): 3D, one field, the zero boundary, its neighbours read only as the sum
 // heat3d forms, in its order (faces_chain). One has wave3d's interface (models/wave3d.hpp), which
-// the radius-4 strategies take (planes, async): a leapfrog (leapfrog_split). Any other (3D
+// every radius-4 strategy takes (planes, async, tma...): a leapfrog (leapfrog_split). Any other (3D
 // otherwise, wider or box neighbourhoods, coefficients, several pointwise fields, the fixed
 // boundary) is `cells_only` (model.hpp): its update reads the neighbourhood cell by cell, which
 // the CPU backends and, on the GPU, naive, smem and (3D) stream serve.
@@ -126,9 +126,10 @@ bool reads_neighbours(const Expr& e, const std::string& u) {
 // never written), and u's update a pointwise function of u at its cell, q, the coefficient and
 // one term that alone reads the neighbourhood: the smallest part of the expression that holds every
 // read of u at an offset, lap and let, and reads no other field (wave3d's `laplacian`). The lets
-// read u and params only (they are computed with that term). No new values are read. The term is
-// returned (null where the file is not such a leapfrog); computed apart and then used where it
-// stands, it rounds as it does inline.
+// read u and params only (they are computed with that term). No new values are read. Returns u's
+// update and the term (nulls where the file is not such a leapfrog). The term is computed apart
+// and used where it stands, as wave3d computes its Laplacian: written in wave3d's order, the file
+// gets wave3d's bits (StencilCuda.Wave8FileEqualsBuiltinBitwise).
 std::pair<const Expr*, const Expr*> leapfrog_split(const Spec& spec, const Layout& l) {
     if (spec.dims != 3 || l.radius != 4 || !l.star || l.hoods.size() != 1 || l.states.size() != 1 ||
         l.coefs.size() != 1 || spec.boundary != Boundary::zero)
@@ -438,10 +439,10 @@ void planes_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
 }
 
 // The rest of a leapfrog's functor: wave3d's interface (models/wave3d.hpp), the term that reads
-// the neighbourhood in `laplacian` (one expression, the lets written out in it: Emitter::
-// inline_lets), the rest of the field's update in `update`. The
-// field's previous values are its other buffer: the update reads them at the cell and writes the
-// new values over them. No sponge: `eta` is 0.
+// the neighbourhood in `laplacian` (one expression, the lets written out in it:
+// Emitter::inline_lets), the rest of the field's update in `update`. The field's previous values
+// are its other buffer: the update reads them at the cell and writes the new values over them. No
+// sponge: `eta` is 0.
 void wave_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emitter& kernel) {
     const std::string &u = l.hoods[0]->name, &q = l.states[0]->name, &c = l.coefs[0]->name;
     o << "    struct Fields {\n        const T* in;    // " << u << " now\n        T* out;         // " << q << " ("
@@ -450,8 +451,8 @@ void wave_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emit
     params_and_constructor(o, spec);
     o << "    STRATA_HD static Fields bind(const FieldPtrs<T, 3>& b) { return {b.in[0], b.out[0], b.in[2]}; }\n\n"
       << "    // The term of " << u << "'s update that reads its neighbourhood, nb(di, dj, dk).\n"
-      << "    template <class Nb>\n    STRATA_HD T laplacian(const Nb& nb) const {\n        (void)nb;\n";
-    o << "        return " << kernel.inline_lets()(*l.lap) << ";\n    }\n"
+      << "    template <class Nb>\n    STRATA_HD T laplacian(const Nb& nb) const {\n        (void)nb;\n"
+      << "        return " << kernel.inline_lets()(*l.lap) << ";\n    }\n"
       << "    STRATA_HD T eta(int, int, int) const { return T(0); }\n"
       << "    // " << u << "'s new value from its own, " << q << ", " << c << " and the term (`lap`).\n"
       << "    STRATA_HD T update(T own, T prev, T coef, T lap, T eta) const {\n"
