@@ -11,6 +11,9 @@ out=${OUT:-/tmp/strata-out}
 mkdir -p "$out"
 build=build-gpu
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$PWD/$build/cache}
+# Every ctest here with a limit per test: a kernel that hangs fails its test in 300 s (the slowest,
+# which compile stencil files, take about 70), instead of holding the device to the call's end.
+ctest() { command ctest --timeout 300 "$@"; }
 
 # Few files come back from the device: one log, one test log, one benchmark text, one JSON folder.
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/log.txt"
