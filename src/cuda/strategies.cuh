@@ -151,7 +151,10 @@ template <class Model, int BX, int BY, int ZC, int V>
 void launch_cached3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                      cudaStream_t s) {
     const dim3 grid(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC));
-    cached3d<Model, BX, BY, ZC, V><<<grid, dim3(BX, BY), 0, s>>>(m, f, g);
+    if (g.lo == 0 && g.end(g.nz) == g.nz)
+        cached3d<Model, BX, BY, ZC, V, true><<<grid, dim3(BX, BY), 0, s>>>(m, f, g);
+    else
+        cached3d<Model, BX, BY, ZC, V, false><<<grid, dim3(BX, BY), 0, s>>>(m, f, g);
     STRATA_CUDA_CHECK_LAUNCH();
 }
 
