@@ -24,6 +24,14 @@ struct DevGrid {
     __host__ __device__ int span(int n) const { return end(n) - lo; }
 };
 
+// The block's dynamic shared memory, declared here once for every kernel: two declarations of
+// the extern array with different alignments in one translation unit are an error nvcc only
+// warns about (#1886). 128 bytes, what the TMA's copies need of their destinations.
+__device__ __forceinline__ unsigned char* dynamic_smem() {
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    return smem_raw;
+}
+
 // The index a load should use for coordinate i along an axis of n cells. Mirror boundaries read
 // the cell two inward (i = -1 -> 1, i = n -> n-2); fixed boundaries read the ghost layer. Either
 // way the result is clamped into memory that exists: threads of partial tiles load clamped

@@ -402,7 +402,7 @@ __global__ void __launch_bounds__(BX* BY)
     using T = typename Model::value_type;
     using Tile = PlaneTile<T, Model::mirror, BX, BY, M, V>;
     using Sums = PlaneSums<T>;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of Tile::CELLS
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
                                         blocks_for(g.span(g.nz), zchunk), rows);
@@ -457,7 +457,7 @@ __global__ void __launch_bounds__(BX* BY)
     constexpr int R = Model::radius, H = hoods<Model>(), TX = BX + 2 * R, TY = BY + 2 * R, CELLS = TX * TY;
     constexpr int S = 2 * R + 1 + A;
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of H planes of CELLS
     const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R;
     const int z0 = g.lo + blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
@@ -524,7 +524,7 @@ __global__ void __launch_bounds__(BX*(BY + int(Ws)))
     using Tile = PlaneTile<T, false, BX, BY, M, V>;
     using Sums = PlaneSums<T>;
     constexpr int STAGE = tma3d_stage_cells<Model, BX, BY, M, V>();
-    extern __shared__ __align__(128) unsigned char smem_raw[];
+    unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of STAGE elements, then the barriers
     TmaRing<S>& pipe = *reinterpret_cast<TmaRing<S>*>(smem_raw + S * STAGE * sizeof(T));
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),

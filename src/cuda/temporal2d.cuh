@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     static_assert(!kHasPoint<Model> || sizeof(P) == sizeof(T), "the pointwise state is one word per cell, moved V at a time");
     using Vec = typename Model::template Run<V>;
     constexpr int H = hoods<Model>();
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    unsigned char* const smem_raw = dynamic_smem();
     T* const tiles_a = reinterpret_cast<T*>(smem_raw);  // H tiles each
     T* const tiles_b = tiles_a + H * CELLS;
     const int mx = Tile::margin_x(depth);

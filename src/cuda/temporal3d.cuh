@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     constexpr int V = Tile::V, BX = Tile::BX, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS;
     constexpr int MX = Tile::margin_x(K);
     using Vec = Lanes<T, V>;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    unsigned char* const smem_raw = dynamic_smem();
     T* const ring = reinterpret_cast<T*>(smem_raw);  // S stages of level 0
     T* const levels = ring + S * CELLS;              // the newest plane of levels 1 .. K-1
 

@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(BX* BY)
     static_assert(V * sizeof(T) == 16, "cp.async copies 16-byte words");
     static_assert(Model::zero_ghosts, "ghost words are zero-filled, not read");
     constexpr int OWN = Tile::W * BY;  // cells of a p^{n-1} or vdt2 stage
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    unsigned char* const smem_raw = dynamic_smem();
     T* p_ring = reinterpret_cast<T*>(smem_raw);
     T* v_ring = p_ring + SP * Tile::CELLS;  // stage s: p^{n-1} at v_ring + 2 s OWN, vdt2 after it
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY),
@@ -321,7 +321,7 @@ __global__ void __launch_bounds__(BX*(BY + int(Ws)), 2)
     using Vec = typename Tile::Vec;
     static_assert(Model::zero_ghosts, "TMA's zero fill stands for a zero ghost layer only");
     static_assert((BX * BY) % 32 == 0, "the compute threads are whole warps");
-    extern __shared__ __align__(128) unsigned char smem_raw[];
+    unsigned char* const smem_raw = dynamic_smem();
     T* p_ring = reinterpret_cast<T*>(smem_raw);
     T* v_ring = p_ring + L::SP * L::P_STAGE;  // stage s: p^{n-1} at v_ring + s V_STAGE, vdt2 OWN after it
     TmaRing<L::SP>& pr = *reinterpret_cast<TmaRing<L::SP>*>(v_ring + L::SV * L::V_STAGE);
