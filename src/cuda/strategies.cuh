@@ -177,8 +177,7 @@ void launch_tma3d(const Model& m, const typename Model::Fields& f, const DevGrid
                   cudaStream_t s) {
     using T = typename Model::value_type;
     using Tile = PlaneTile<T, false, BX, BY, M, V>;
-    if (!device_has_tma())
-        throw UsageError("the tma kernel needs a GPU with a Tensor Memory Accelerator (sm_90, Hopper, or later)");
+    require_tma();
     constexpr std::size_t smem = std::size_t(S) * tma3d_stage_cells<Model, BX, BY, M, V>() * sizeof(T) +
                                  sizeof(TmaRing<S>);
     static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");

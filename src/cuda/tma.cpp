@@ -53,11 +53,14 @@ const CUtensorMap& interior_tensor_map(const void* origin, int nx, int ny, int n
     return maps.emplace(key, map).first->second;
 }
 
-bool device_has_tma() {
-    int dev = 0, major = 0;
+void require_tma() {
+    int dev = 0, major = 0, minor = 0;
     STRATA_CUDA_CHECK(cudaGetDevice(&dev));
     STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    return major >= 9;
+    STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    if (major < 9)
+        throw UsageError("the tma and tmasync kernels need a GPU with a Tensor Memory Accelerator (sm_90, Hopper, or "
+                         "later); this one is sm_" + std::to_string(major) + std::to_string(minor));
 }
 
 }  // namespace strata::cuda

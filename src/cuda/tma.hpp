@@ -11,7 +11,8 @@ namespace strata::cuda {
 // Error when the driver cannot encode it.
 const CUtensorMap& interior_tensor_map(const void* origin, int nx, int ny, int nz, std::int64_t pitch,
                                        std::int64_t plane, int elem_bytes, int bx, int by);
-// Whether the current device has a TMA (compute capability 9.0 or later).
-bool device_has_tma();
+// UsageError unless the current device has a TMA (compute capability 9.0 or later): every TMA
+// kernel's launch asks first.
+void require_tma();
 
 }  // namespace strata::cuda

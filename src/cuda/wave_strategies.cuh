@@ -421,8 +421,7 @@ void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevG
     using T = typename Model::value_type;
     constexpr int V = 16 / sizeof(T);
     using L = WaveTmaLayout<T, Model::radius, BX, BY, V, K>;
-    if (!device_has_tma())
-        throw UsageError("the tma kernels need a GPU with a Tensor Memory Accelerator (sm_90, Hopper, or later)");
+    require_tma();
     constexpr auto kernel = wave_tma<Model, BX, BY, V, K, Ws>;
     allow_dynamic_smem<kernel, L::bytes>();
     const int e = int(sizeof(T));
