@@ -364,9 +364,12 @@ fi
 if want wave-ncu; then  # the wave kernels: why they stop near 70% of the copy bandwidth
   sections="--section SpeedOfLight --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats --section SchedulerStats --metrics dram__bytes_read.sum,dram__bytes_write.sum"
   for k in ${NCU_KERNELS:-naive planes}; do
-    ncu --clock-control none $sections --kernel-name regex:wave_$k --launch-skip 3 --launch-count 1 \
-      $build/strata run wave3d -n 512 --steps 6 --backend cuda --precision fp32 --kernel $k --no-graphs > "$out/ncu-wave-$k.txt" 2>&1
-    echo "== wave $k"; grep -E "Duration|DRAM Throughput|L2 Cache Throughput|No Eligible|Issued Warp|Eligible Warps|L1/TEX Cache Throughput|Compute \(SM\)|dram__bytes|Memory Throughput|L1/TEX Hit|L2 Hit|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Mem Busy|Max Bandwidth|Block Limit|dram__" "$out/ncu-wave-$k.txt" | sed 's/^ *//' | cut -c1-140 | head -30
+    for prec in ${NCU_PRECISIONS:-fp32}; do
+      kernel=wave_$k; [[ $k == tmasync ]] && kernel=wave_tma  # tmasync is wave_tma without the DMA warp
+      ncu --clock-control none $sections --kernel-name regex:$kernel --launch-skip 3 --launch-count 1 \
+        $build/strata run wave3d -n 512 --steps 6 --backend cuda --precision $prec --kernel $k --no-graphs > "$out/ncu-wave-$k-$prec.txt" 2>&1
+      echo "== wave $k $prec"; grep -E "Duration|DRAM Throughput|L2 Cache Throughput|No Eligible|Issued Warp|Eligible Warps|L1/TEX Cache Throughput|Compute \(SM\)|dram__bytes|Memory Throughput|L1/TEX Hit|L2 Hit|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Mem Busy|Max Bandwidth|Block Limit|dram__" "$out/ncu-wave-$k-$prec.txt" | sed 's/^ *//' | cut -c1-140 | head -30
+    done
   done
 fi
 if want ncu-tma; then  # what limits tma against async: one launch each, heat3d 27pt fp32 and 19pt fp64, 512^3
