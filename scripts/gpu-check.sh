@@ -225,7 +225,7 @@ if want tune || want tune-exhaustive; then
   rm -f $out/*.ck
 fi
 if want tma; then  # the TMA kernels (heat3d's and wave3d's): their GPU tests, and the A/B rows at 512^3
-  $build/tests/strata_gpu_tests --gtest_filter='Tma.*:WaveTma.*:*HeatStrategy*tma*:*WaveStrategy*tma*:*WaveChunks*tma*:*HeatGroups*:WaveAsync.*:Cuda.Relaunch*' \
+  $build/tests/strata_gpu_tests --gtest_filter='Tma.*:TmaPatterns.*:WaveTma.*:*HeatStrategy*tma*:*WaveStrategy*tma*:*WaveChunks*tma*:*HeatGroups*:WaveAsync.*:Cuda.Relaunch*' \
     > "$out/tests-tma.txt" 2>&1 || true
   grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|Expected|Which is|differs|error" "$out/tests-tma.txt" | head -40
   for st in 7pt 19pt 27pt; do bench heat3d --stencil $st --precision fp32,fp64 --kernels vec,async,tmasync,tma; done

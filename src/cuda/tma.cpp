@@ -4,6 +4,7 @@
 
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
+#include <array>
 #include <map>
 #include <mutex>
 #include <string>
@@ -28,29 +29,57 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
     return fn;
 }
 
+// A tensor map of `rank` dimensions (the first contiguous), kept by all that defines it: a few per
+// engine (its buffers, once each), so a launch only looks it up.
+const CUtensorMap& kept_tensor_map(const void* origin, int rank, const cuuint64_t* dims, const cuuint64_t* strides,
+                                   const cuuint32_t* box, int elem_bytes) {
+    using Key = std::tuple<const void*, int, std::array<cuuint64_t, 3>, std::array<cuuint64_t, 2>,
+                           std::array<cuuint32_t, 3>, int>;
+    static std::mutex lock;
+    static std::map<Key, CUtensorMap> maps;
+    Key key{origin, rank, {}, {}, {}, elem_bytes};
+    for (int d = 0; d < rank; ++d) std::get<2>(key)[d] = dims[d], std::get<4>(key)[d] = box[d];
+    for (int d = 0; d + 1 < rank; ++d) std::get<3>(key)[d] = strides[d];
+    const std::lock_guard<std::mutex> hold(lock);
+    if (auto it = maps.find(key); it != maps.end()) return it->second;
+    const cuuint32_t element_strides[3] = {1, 1, 1};
+    CUtensorMap map{};
+    const CUresult r = encoder()(&map, elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+                                 cuuint32_t(rank), const_cast<void*>(origin), dims, strides, box, element_strides,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        std::string shape, boxes;
+        for (int d = 0; d < rank; ++d)
+            shape += (d ? " x " : "") + std::to_string(dims[d]), boxes += (d ? " x " : "") + std::to_string(box[d]);
+        throw Error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ") for a " + shape +
+                    " grid, box " + boxes + " (" __FILE__ ")");
+    }
+    return maps.emplace(key, map).first->second;
+}
+
 }  // namespace
 
 const CUtensorMap& interior_tensor_map(const void* origin, int nx, int ny, int nz, std::int64_t pitch,
                                        std::int64_t plane, int elem_bytes, int bx, int by) {
-    using Key = std::tuple<const void*, int, int, int, std::int64_t, std::int64_t, int, int, int>;
-    static std::mutex lock;
-    static std::map<Key, CUtensorMap> maps;  // a few per engine: its buffers, once each
-    const Key key{origin, nx, ny, nz, pitch, plane, elem_bytes, bx, by};
-    const std::lock_guard<std::mutex> hold(lock);
-    if (auto it = maps.find(key); it != maps.end()) return it->second;
     const cuuint64_t dims[3] = {cuuint64_t(nx), cuuint64_t(ny), cuuint64_t(nz)};
     const cuuint64_t strides[2] = {cuuint64_t(pitch * elem_bytes), cuuint64_t(plane * elem_bytes)};
-    const cuuint32_t box[3] = {cuuint32_t(bx), cuuint32_t(by), 1}, element_strides[3] = {1, 1, 1};
-    CUtensorMap map{};
-    const CUresult r = encoder()(&map, elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
-                                 3, const_cast<void*>(origin), dims, strides, box, element_strides,
-                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS)
-        throw Error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ") for a " + std::to_string(nx) +
-                    " x " + std::to_string(ny) + " x " + std::to_string(nz) + " grid, box " + std::to_string(bx) +
-                    " x " + std::to_string(by) + " (" __FILE__ ")");
-    return maps.emplace(key, map).first->second;
+    const cuuint32_t box[3] = {cuuint32_t(bx), cuuint32_t(by), 1};
+    return kept_tensor_map(origin, 3, dims, strides, box, elem_bytes);
+}
+
+const CUtensorMap& run_tensor_map(const void* origin, std::int64_t n, int elem_bytes, int run) {
+    const cuuint64_t dims[1] = {cuuint64_t(n)}, strides[1] = {0};  // (a 1D map has no stride)
+    const cuuint32_t box[1] = {cuuint32_t(run)};
+    return kept_tensor_map(origin, 1, dims, strides, box, elem_bytes);
+}
+
+const CUtensorMap& rows_tensor_map(const void* origin, int nx, int ny, std::int64_t pitch, int elem_bytes, int bx,
+                                   int by) {
+    const cuuint64_t dims[2] = {cuuint64_t(nx), cuuint64_t(ny)};
+    const cuuint64_t strides[1] = {cuuint64_t(pitch * elem_bytes)};
+    const cuuint32_t box[2] = {cuuint32_t(bx), cuuint32_t(by)};
+    return kept_tensor_map(origin, 2, dims, strides, box, elem_bytes);
 }
 
 void require_tma() {

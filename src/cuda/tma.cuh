@@ -13,10 +13,15 @@
 //                   release(i): after its last read, one lane per warp arrives on empty[s]
 // Barriers flip phase every use, so waits are by parity: (i / S) & 1.
 //
-// Only the halo pattern is here (a tile plus its stencil halo, one plane of a 2.5D sweep); the
-// sequential and strided patterns are the same ring with a 1D or 2D tensor map. Elements outside
-// the tensor (the grid's interior) are zero-filled by the hardware: a model whose ghost layer is
-// zero reads its halo at the faces without reading the ghost sectors, and without branches.
+// CudaDMA's three transfer patterns are the ring's three copies, each completing on the stage's
+// full barrier:
+//   sequential  copy1d: a run of consecutive elements (a 1D tensor map);
+//   strided     copy2d: a box of rows of a 2D array (a 2D tensor map: rows of a plane);
+//   halo        copy3d: a tile plus its stencil halo in one plane of a 3D grid (a 3D tensor map
+//               whose box starts R cells before the tile), what the 2.5D sweeps stream.
+// Elements outside a tensor map's tensor (the grid's interior) are zero-filled by the hardware:
+// a model whose ghost layer is zero reads its halo at the faces without reading the ghost
+// sectors, and without branches. tests/test_tma_cuda.cu checks each pattern through a ring.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -54,8 +59,36 @@ struct TmaRing {
                      : "memory");
 #endif
     }
-    // DMA thread: the box at element coordinates (x, y, z) of `map` into `dst` (128-byte aligned),
-    // completing on stage i % S's full barrier.
+    // DMA thread, the sequential pattern: the run of a 1D `map`'s box length from element x into
+    // `dst` (128-byte aligned), completing on stage i % S's full barrier. (Through a tensor map
+    // rather than a plain bulk copy: a run past the array's end reads nothing there and arrives
+    // zero-filled, and compute-sanitizer's racecheck follows the ring's barriers for tensor
+    // copies; for the plain bulk copy it reported the refill of a released stage as a hazard.)
+    __device__ void copy1d(int i, const CUtensorMap* map, void* dst, int x) {
+#ifdef STRATA_TMA_DEVICE
+        asm volatile(
+            "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];" ::"r"(
+                smem(dst)),
+            "l"(map), "r"(x), "r"(smem(&full[i % S]))
+            : "memory");
+#endif
+    }
+    // DMA thread, the strided pattern: the box at element coordinates (x, y) of a 2D `map` into
+    // `dst` (128-byte aligned), completing on stage i % S's full barrier. Boxes start on 16 bytes
+    // along x, as the halo's do (an x whose bytes are not a multiple of 16: illegal instruction).
+    __device__ void copy2d(int i, const CUtensorMap* map, void* dst, int x, int y) {
+#ifdef STRATA_TMA_DEVICE
+        asm volatile(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+                smem(dst)),
+            "l"(map), "r"(x), "r"(y), "r"(smem(&full[i % S]))
+            : "memory");
+#endif
+    }
+    // DMA thread, the halo pattern: the box at element coordinates (x, y, z) of `map` into `dst`
+    // (128-byte aligned), completing on stage i % S's full barrier. x * the element size must be a
+    // multiple of 16 (else the copy is an illegal instruction), so a tile's box starts 16 bytes
+    // before it, not R elements (PlaneTile's OFF).
     __device__ void copy3d(int i, const CUtensorMap* map, void* dst, int x, int y, int z) {
 #ifdef STRATA_TMA_DEVICE
         asm volatile(
