@@ -17,9 +17,6 @@
 namespace strata {
 namespace {
 
-#define REQUIRE_GPU() \
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped"
-
 template <class T>
 constexpr double tolerance() {
     return std::is_same_v<T, double> ? 1e-12 : 1e-5;

@@ -20,9 +20,6 @@
 namespace strata {
 namespace {
 
-#define REQUIRE_GPU() \
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped"
-
 template <class T>
 bool same_bits(const T* a, const std::vector<T>& b) {
     return std::memcmp(a, b.data(), b.size() * sizeof(T)) == 0;

@@ -23,9 +23,6 @@
 namespace strata {
 namespace {
 
-#define REQUIRE_GPU() \
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped"
-
 std::string example(const std::string& name) { return test::stencil_example(name); }
 
 template <class T>

@@ -17,6 +17,10 @@
 #include "strata/engine.hpp"
 #include "strata/models/aliev_panfilov.hpp"
 
+// A GPU test skips where there is no CUDA device (CI); the device machine runs it.
+#define REQUIRE_GPU() \
+    if (::strata::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped"
+
 namespace strata::test {
 
 using strata::fill_random;

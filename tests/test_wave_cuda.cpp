@@ -95,20 +95,20 @@ void wave_continues_from_cpu_state(const std::string& kernel) {
 class WaveStrategy : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(WaveStrategy, MatchesReferenceOnOddSizesFp32) {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    REQUIRE_GPU();
     wave_matches_cpu<float>(GetParam(), false);
 }
 TEST_P(WaveStrategy, MatchesReferenceOnOddSizesFp64) {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    REQUIRE_GPU();
     wave_matches_cpu<double>(GetParam(), false);
 }
 TEST_P(WaveStrategy, MatchesReferenceWithGraphReplay) {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    REQUIRE_GPU();
     wave_matches_cpu<float>(GetParam(), true);
 }
 
 TEST_P(WaveStrategy, ContinuesFromACpuStateWithItsStepAndTraces) {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    REQUIRE_GPU();
     wave_continues_from_cpu_state<float>(GetParam());
 }
 
@@ -126,7 +126,7 @@ std::vector<std::string> wave_streaming_kernels() {
 // chunk of the 33 planes, and every chunk starts its queue or ring over.
 class WaveChunks : public ::testing::TestWithParam<std::string> {};
 TEST_P(WaveChunks, ChunksShorterThanTheGridMatchTheReference) {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    REQUIRE_GPU();
     for (int chunk : {5, 16}) {
         SCOPED_TRACE("chunk " + std::to_string(chunk));
         wave_matches_cpu<float>(GetParam(), false, chunk);
@@ -141,7 +141,7 @@ INSTANTIATE_TEST_SUITE_P(StreamingKernels, WaveChunks, ::testing::ValuesIn(wave_
 // 8), so several groups run, the last one short.
 // (tma and tmasync lay their blocks out as async does.)
 TEST(WaveAsync, SeveralBlockGroupsMatchTheReference) {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    REQUIRE_GPU();
     const Dims wide{1001, 301, 12};
     for (const std::string& k : wave_streaming_kernels())
         if (k != "planes") {
@@ -180,7 +180,7 @@ void wave_tma_equals_async(int nx, int ny, int nz, int chunk) {
     }
 }
 TEST(WaveTma, BitwiseEqualToAsync) {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here: GPU test skipped";
+    REQUIRE_GPU();
     const auto names = kernel_names(Backend::cuda, "wave3d");
     if (std::find(names.begin(), names.end(), "tma") == names.end()) GTEST_SKIP() << "a build without sm_90";
     for (auto [nx, ny, nz, chunk] : {std::array{9, 9, 9, 0}, {9, 9, 9, 2}, {131, 19, 7, 3}, {67, 17, 30, 5},
