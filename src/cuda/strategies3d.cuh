@@ -281,7 +281,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 // `Whole`: the launch updates every plane (the span is the grid), and the kernel never reads lo
 // or hi. With the span's offset, though uniform, ptxas spreads the first loads out among the
 // address arithmetic instead of issuing them together, and heat 7pt fp64 512^3 took 0.7596
-// ms/step against 0.7411 on an H100 (2.5%; fp32 0.3698 against 0.3691; tmp A/B of run 69).
+// ms/step against 0.7411 on an H100 (2.5%; fp32 0.3698 against 0.3691; docs/runs/69).
 template <class Model, int BX, int BY, int ZC, int V, bool Whole>
 __global__ void __launch_bounds__(BX* BY)
     cached3d(const Model m, const typename Model::Fields f, const DevGrid g) {
