@@ -19,6 +19,8 @@
 namespace strata::cuda {
 namespace {
 
+// The whole buffers, ghost layers too (test::bitwise_equal compares the interiors): a span's launch
+// must write nothing outside its planes.
 template <class T>
 bool same_bits(const HostField<T>& a, const HostField<T>& b) {
     return a.data.size() == b.data.size() && std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(T)) == 0;

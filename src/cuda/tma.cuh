@@ -18,7 +18,8 @@
 //   sequential  copy1d: a run of consecutive elements (a 1D tensor map);
 //   strided     copy2d: a box of rows of a 2D array (a 2D tensor map: rows of a plane);
 //   halo        copy3d: a tile plus its stencil halo in one plane of a 3D grid (a 3D tensor map
-//               whose box starts R cells before the tile), what the 2.5D sweeps stream.
+//               whose box starts at least R cells before the tile, on 16 bytes), what the 2.5D
+//               sweeps stream.
 // Elements outside a tensor map's tensor (the grid's interior) are zero-filled by the hardware:
 // a model whose ghost layer is zero reads its halo at the faces without reading the ghost
 // sectors, and without branches. tests/test_tma_cuda.cu checks each pattern through a ring.
