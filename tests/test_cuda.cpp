@@ -490,5 +490,37 @@ TEST(Cuda, HeatErrorReductionMatchesTheHost) {
     EXPECT_GT(c["max_error"], 0);
 }
 
+// ModelInfo's depth query (what a decomposed run sizes its halos by, before it builds its engine)
+// says what the engine then takes: the default strategy's depth below and above the size where
+// the default turns temporal, a 27-point default, a --depth asked for, a single sweep asked for.
+TEST(DepthQuery, SaysWhatTheEngineTakes) {
+    REQUIRE_GPU();
+    struct Case {
+        int nx, ny, nz;
+        HeatStencil stencil;
+        std::string kernel;
+        int depth;
+    };
+    const Case cases[] = {{67, 45, 33, HeatStencil::p7, "", 0},
+                          {128, 128, 72, HeatStencil::p7, "", 0},  // 1.2M cells: the default is temporal
+                          {128, 128, 72, HeatStencil::p27, "", 0},
+                          {67, 45, 33, HeatStencil::p7, "temporal", 3},
+                          {67, 45, 33, HeatStencil::p19, "planes", 0}};
+    int deep = 0;
+    for (const Case& c : cases) {
+        const Heat3dProblem problem(HeatParams::make_box(c.nx, c.ny, c.nz, c.stencil));
+        const ModelInfo& m = problem.model();
+        const EngineOptions o{c.kernel, false, 0, c.depth};
+        const std::int64_t cells = problem.extent().cells();
+        const std::string what = std::string(to_string(c.stencil)) + " " + std::to_string(cells) + " cells, kernel '" + c.kernel + "'";
+        const int f32 = m.depth_f32(problem, Backend::cuda, o, cells), f64 = m.depth_f64(problem, Backend::cuda, o, cells);
+        EXPECT_EQ(f32, make_engine<float>(problem, Backend::cuda, o)->kernel_info().depth) << what;
+        EXPECT_EQ(f64, make_engine<double>(problem, Backend::cuda, o)->kernel_info().depth) << what;
+        EXPECT_EQ(m.depth_f32(problem, Backend::omp, {}, cells), 1) << what;
+        deep += f32 > 1;
+    }
+    EXPECT_EQ(deep, 2) << "the 7-point default at 1.2M cells and --depth 3 take several steps per pass";
+}
+
 }  // namespace
 }  // namespace strata

@@ -99,6 +99,10 @@ struct EngineOptions;
 template <class T>
 using EngineMaker = std::unique_ptr<TypedEngine<T>> (*)(const Problem&, Backend, const EngineOptions&,
                                                         const State<T>*);
+// The steps per pass of the engine that the EngineMaker of the same precision would build for
+// these options on a grid of `cells` (the temporal strategy's depth; 1 for every other strategy
+// and the CPU backends), found without building it.
+using DepthQuery = int (*)(const Problem&, Backend, const EngineOptions&, std::int64_t cells);
 
 struct ModelInfo {
     std::string name;      // "apf": `strata run apf`
@@ -127,6 +131,8 @@ struct ModelInfo {
     std::unique_ptr<Problem> (*box)(const Params& params, int nx, int ny, int nz) = nullptr;
     EngineMaker<float> engine_f32 = nullptr;
     EngineMaker<double> engine_f64 = nullptr;
+    // A decomposed run's halos are that many radii deep (dist/decomposed.cpp).
+    DepthQuery depth_f32 = nullptr, depth_f64 = nullptr;
 
     int field_index(std::string_view field) const;  // Error when the model has no such field
 };

@@ -16,6 +16,8 @@ namespace cuda {
 // Defined in the model's CUDA unit (src/cuda/engine.cuh), when the build has CUDA.
 template <class P, class T>
 std::unique_ptr<TypedEngine<T>> make_engine(const P& problem, const EngineOptions& o, const State<T>* initial);
+template <class P, class T>
+int engine_depth(const P& problem, const EngineOptions& o, std::int64_t cells);
 }  // namespace cuda
 
 // UsageError for CUDA launch options on a CPU backend, which has no launch to shape.
@@ -36,6 +38,16 @@ std::unique_ptr<TypedEngine<T>> make_model_engine(const Problem& problem, Backen
     }
     check_cpu_options(backend, o);
     return cpu::make_engine<P, T>(*p, backend == Backend::omp, initial, o.subdomain);
+}
+
+template <class P, class T>
+int model_engine_depth(const Problem& problem, Backend backend, const EngineOptions& o, std::int64_t cells) {
+    if (backend != Backend::cuda) return 1;  // the CPU engines advance one step per pass
+#ifdef STRATA_HAVE_CUDA
+    return cuda::engine_depth<P, T>(dynamic_cast<const P&>(problem), o, cells);
+#else
+    no_cuda();
+#endif
 }
 
 template <class P>
@@ -84,6 +96,8 @@ ModelInfo registered_model() {
     m.box = &P::box;
     m.engine_f32 = &make_model_engine<P, float>;
     m.engine_f64 = &make_model_engine<P, double>;
+    m.depth_f32 = &model_engine_depth<P, float>;
+    m.depth_f64 = &model_engine_depth<P, double>;
     return m;
 }
 

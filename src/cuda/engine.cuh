@@ -199,6 +199,22 @@ Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, st
     throw UsageError("unknown kernel '" + want + "' (this model has: " + known + ")");
 }
 
+// The steps per pass of strategy `s` when --depth is `asked` (0: its default).
+template <class Model>
+int pick_depth(const Strategy<Model>& s, int asked) {
+    if (!s.fused) {
+        if (asked > 1)
+            throw UsageError("--depth " + std::to_string(asked) + " needs the temporal kernel ('" + s.name +
+                             "' advances one step per pass)");
+        return 1;
+    }
+    if (asked == 0) return s.default_depth;
+    if (asked < 1 || asked > s.max_depth)
+        throw UsageError("--depth must be from 1 to " + std::to_string(s.max_depth) + " for the " + s.name +
+                         " kernel (got " + std::to_string(asked) + ")");
+    return asked;
+}
+
 template <class P, class Model>
 class CudaEngine final : public TypedEngine<typename Model::value_type> {
     using T = typename Model::value_type;
@@ -629,20 +645,6 @@ private:
             }
     }
 
-    static int pick_depth(const Strategy<Model>& s, int asked) {
-        if (!s.fused) {
-            if (asked > 1)
-                throw UsageError("--depth " + std::to_string(asked) + " needs the temporal kernel ('" + s.name +
-                                 "' advances one step per pass)");
-            return 1;
-        }
-        if (asked == 0) return s.default_depth;
-        if (asked < 1 || asked > s.max_depth)
-            throw UsageError("--depth must be from 1 to " + std::to_string(s.max_depth) + " for the " + s.name +
-                             " kernel (got " + std::to_string(asked) + ")");
-        return asked;
-    }
-
     const ModelInfo* info_;
     Model model_;
     std::shared_ptr<Subdomain> sub_;  // null on one rank
@@ -675,6 +677,16 @@ private:
     std::int64_t step_ = 0;  // steps queued, from the initial state's
     bool odd_ = false;
 };
+
+// The depth of the engine make_engine would build on a grid of `cells` (the interior's: a rank's
+// window), from the same strategy and --depth, without building it (ModelInfo::depth_f32).
+template <class P, class T>
+int engine_depth(const P& problem, const EngineOptions& o, std::int64_t cells) {
+    return problem.template with_kernel<T>([&](const auto& model) {
+        using Model = std::decay_t<decltype(model)>;
+        return pick_depth(find_strategy<Model>(problem.model(), o.kernel, cells), o.depth);
+    });
+}
 
 template <class P, class T>
 std::unique_ptr<TypedEngine<T>> make_engine(const P& problem, const EngineOptions& o, const State<T>* initial) {

@@ -399,33 +399,29 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     const Extent global = problem.extent();
     const PointFeatures points = problem.points();
     // A window's halo is a radius deep for a kernel of one step per pass; a temporal kernel's
-    // K steps need K radii, so an engine that turns out to be one is built again on such windows.
-    auto build = [&](int halo) {
-        std::vector<Window> windows;
-        for (int r = 0; r < size(); ++r) windows.push_back(make_window(global, d, r, halo, m.periodic));
-        const Window& me = windows[rank()];
-        std::optional<State<T>> part;
-        if (initial) part = window_state(*initial, me, global, points);
-        EngineOptions lo = o;
-        lo.decomp = {};
-        const std::array<int, 6> nb = neighbours(d, rank(), m.periodic, m.dims);
-        const int around[6] = {nb[0], nb[1], nb[2], nb[3], nb[4], nb[5]};
-        lo.subdomain = std::make_shared<MpiSubdomain>(me, around, halo, d.exchange, nccl);
-        lo.subdomain->overlap = d.overlap;
-        std::unique_ptr<TypedEngine<T>> local;
-        if constexpr (std::is_same_v<T, float>)
-            local = m.engine_f32(problem, backend, lo, part ? &*part : nullptr);
-        else
-            local = m.engine_f64(problem, backend, lo, part ? &*part : nullptr);
-        return std::make_unique<DecomposedEngine<T>>(std::move(local), lo.subdomain, m, global, std::move(windows),
-                                                     points, backend == Backend::cuda);
-    };
-    std::unique_ptr<DecomposedEngine<T>> e = build(m.radius);
-    if (const int depth = e->kernel_info().depth; depth > 1) {
-        e.reset();  // its memory first
-        e = build(m.radius * depth);
-    }
-    return e;
+    // K steps need K radii. The depth comes first, from the strategy the engine picks by its
+    // window's cells at one radius, so that the engine is built once, on windows that deep.
+    const DepthQuery depth_of = std::is_same_v<T, float> ? m.depth_f32 : m.depth_f64;
+    const int halo =
+        m.radius * depth_of(problem, backend, o, make_window(global, d, rank(), m.radius, m.periodic).local.cells());
+    std::vector<Window> windows;
+    for (int r = 0; r < size(); ++r) windows.push_back(make_window(global, d, r, halo, m.periodic));
+    const Window& me = windows[rank()];
+    std::optional<State<T>> part;
+    if (initial) part = window_state(*initial, me, global, points);
+    EngineOptions lo = o;
+    lo.decomp = {};
+    const std::array<int, 6> nb = neighbours(d, rank(), m.periodic, m.dims);
+    const int around[6] = {nb[0], nb[1], nb[2], nb[3], nb[4], nb[5]};
+    lo.subdomain = std::make_shared<MpiSubdomain>(me, around, halo, d.exchange, nccl);
+    lo.subdomain->overlap = d.overlap;
+    std::unique_ptr<TypedEngine<T>> local;
+    if constexpr (std::is_same_v<T, float>)
+        local = m.engine_f32(problem, backend, lo, part ? &*part : nullptr);
+    else
+        local = m.engine_f64(problem, backend, lo, part ? &*part : nullptr);
+    return std::make_unique<DecomposedEngine<T>>(std::move(local), lo.subdomain, m, global, std::move(windows), points,
+                                                 backend == Backend::cuda);
 }
 
 template std::unique_ptr<TypedEngine<float>> make_decomposed(const Problem&, Backend, const EngineOptions&,

@@ -658,6 +658,8 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
         o << "#ifdef STRATA_STENCIL_CUDA_" << (t[0] == 'f' ? "F32" : "F64") << "\nnamespace strata::cuda {\n"
           << "template std::unique_ptr<TypedEngine<" << t << ">> make_engine<stencil::" << symbol << "::Model, " << t
           << ">(const stencil::" << symbol << "::Model&, const EngineOptions&, const State<" << t << ">*);\n"
+          << "template int engine_depth<stencil::" << symbol << "::Model, " << t << ">(const stencil::" << symbol
+          << "::Model&, const EngineOptions&, std::int64_t);\n"
           << "}  // namespace strata::cuda\n#endif\n";
     o << "\n#ifdef STRATA_STENCIL_MAIN\n";
 
