@@ -37,6 +37,23 @@ def latest_rows(runs, command_prefix):
     return out
 
 
+def paired_rows(runs, first, second):
+    """The rows that `strata bench FIRST` and `strata bench SECOND` both printed in one run, each pair
+    from the last run that measured it (a run that compares some kernels again replaces those), in
+    the precisions that the last run to compare them measured (older pairs of another precision
+    stay out: their kernels may have changed since)."""
+    a_all, b_all, precisions = {}, {}, set()
+    for _, text in runs:
+        a, b = rows(text, "strata bench " + first), rows(text, "strata bench " + second)
+        both = a.keys() & b.keys()
+        for k in both:
+            a_all[k], b_all[k] = a[k], b[k]
+        if both:
+            precisions = {k[2] for k in both}
+    keep = [k for k in a_all if k[2] in precisions]
+    return {k: a_all[k] for k in keep}, {k: b_all[k] for k in keep}
+
+
 def ebisu(runs):
     """EBISU's rows from the last run that has them: {(prec, problem): (n, steps, ms, gcells)}, problem
     'own' (the sizes it picks for itself) or '8192' (8192² for 120 steps)."""
@@ -251,8 +268,6 @@ def main():
     stencil_runs = [text for _, text in runs if "$ strata bench examples/stencils/heat2d.stencil" in text][-1:]
     if stencil_runs:
         text = stencil_runs[0]
-        compiled = [float(x) for x in re.findall(r"generated and compiled in ([\d.]+) s", text)]
-        cached = [float(x) for x in re.findall(r"from the cache in ([\d.e-]+) s", text)]
         table = []
         for name, builtin, generated in pairs:
             a, b = rows(text, "strata bench " + builtin), rows(text, "strata bench " + generated)
@@ -265,24 +280,29 @@ def main():
             for k in common:
                 table.append(f"| {name} | `{k[0]}` | {k[1]} | {k[2]} | {a[k]['ms']:.4f} | {b[k]['ms']:.4f} | "
                              f"{100 * (b[k]['ms'] / a[k]['ms'] - 1):+.1f}% |")
-        every_compile = [float(x) for _, t in runs for x in re.findall(r"generated and compiled in ([\d.]+) s", t)]
-        if compiled:
-            lines.append(f"| stencil file, first run's compile (generated model, every strategy, both precisions) | "
-                         f"≤ 10 s | {max(compiled):.1f} s in the last run ({min(every_compile):.1f}-"
-                         f"{max(every_compile):.1f} s over the runs: the machine's spread) |")
-        if cached:
-            lines.append(f"| stencil file, a cached run's model load | ≤ 50 ms | {1000 * max(cached):.1f} ms |")
         stencil_table = table
     else:
         stencil_table = []
-    # 3D stencil files (#18): heat7 and wave8 against heat3d 7pt and wave3d, same run: the
-    # strategies both have, and each one's best single sweep.
-    cells_runs = [text for _, text in runs if "$ strata bench examples/stencils/heat7.stencil" in text][-1:]
+    # The first run's compile and a cached run's model load: every file the last run that timed
+    # them compiled (the flags and the machine change them; earlier runs are history, in the notes).
+    for pattern, what in ((r"generated and compiled in ([\d.]+) s", "compile"), (r"from the cache in ([\d.e-]+) s", "load")):
+        last = [[float(x) for x in re.findall(pattern, t)] for _, t in runs]
+        last = [v for v in last if v][-1:]
+        if not last:
+            continue
+        v = last[0]
+        if what == "compile":
+            lines.append(f"| stencil file, first run's compile (generated model, every strategy, both precisions) | "
+                         f"≤ 10 s | {max(v):.1f} s at the most in the last run that timed it ({len(v)} files, "
+                         f"{min(v):.1f}-{max(v):.1f} s) |")
+        else:
+            lines.append(f"| stencil file, a cached run's model load | ≤ 50 ms | {1000 * max(v):.1f} ms at the most "
+                         f"({len(v)} files) |")
+    # 3D stencil files (#18): heat7 and wave8 against heat3d 7pt and wave3d, each strategy both
+    # have from the last run that measured the two, and each one's best single sweep.
     for name, builtin, generated in [("heat7.stencil", "heat3d --stencil 7pt", "examples/stencils/heat7.stencil"),
                                      ("wave8.stencil", "wave3d", "examples/stencils/wave8.stencil")]:
-        if not cells_runs:
-            break
-        a, b = rows(cells_runs[0], "strata bench " + builtin + " "), rows(cells_runs[0], "strata bench " + generated)
+        a, b = paired_rows(runs, builtin + " ", generated)
         common = [k for k in a if k in b]
         if common:  # the file's time over the built-in's, row by row: the slowest and the fastest
             ratios = [b[k]["ms"] / a[k]["ms"] - 1 for k in common]
