@@ -10,8 +10,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 
 #include "stencil/build.hpp"
@@ -519,6 +520,19 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     EXPECT_EQ(list.out.find("  temporal"), std::string::npos) << list.out;
     EXPECT_NE(list.out.find("at most two fields read through neighbourhoods: this model reads 3"), std::string::npos)
         << list.out;
+    // `show --cuda`: the source, then every kernel of both precisions with what ptxas gave it (the
+    // compiler's log, parts and all: an empty part's log once lost every later part's).
+    const Cli kernels = cli(cache, "show '" + example("heat2d.stencil") + "' --cuda");
+    ASSERT_EQ(kernels.rc, 0) << kernels.err;
+    EXPECT_NE(kernels.out.find("struct Kernel"), std::string::npos);
+    for (const char* row : {R"(\nfp32 +sm_\d+ +[1-9]\d* +\d+/\d+ +\d+ +\d+  temporal2d<Kernel<float>, )",
+                            R"(\nfp64 +sm_\d+ +[1-9]\d* +\d+/\d+ +\d+ +\d+  temporal2d<Kernel<double>, )",
+                            R"(\nfp64 +sm_\d+ +[1-9]\d* +\d+/\d+ +\d+ +[1-9]\d*  smem2d<Kernel<double>, 32, 8>\n)"})
+        EXPECT_TRUE(std::regex_search(kernels.out, std::regex(row))) << row << "\n" << kernels.out;
+#else
+    const Cli kernels = cli(cache, "show '" + example("heat2d.stencil") + "' --cuda");
+    EXPECT_EQ(kernels.rc, 2);
+    EXPECT_NE(kernels.err.find("this build has no CUDA backend"), std::string::npos) << kernels.err;
 #endif
     // A file name a command line would not take as a name (the model's is cleaned); the same text
     // elsewhere is the same object: no compile.

@@ -202,6 +202,7 @@ struct CommandLine {
     CLI::Option* check_stencil_opt = nullptr;
     CLI::Option* stencil_opt = nullptr;
     std::string show_file;
+    bool show_cuda = false;
     std::string render_file, render_png_path, render_slice = "z";
     std::vector<double> render_range{0.0, 1.0};
 
@@ -391,9 +392,13 @@ CommandLine::CommandLine() {
     show_cmd->footer(
         "The source that `strata run FILE.stencil` compiles (once: the cache keeps it) into the engines'\n"
         "model functor; every backend and strategy runs that code. docs/stencil-language.md has the language.\n\n"
-        "Example:\n"
-        "  strata show examples/stencils/heat2d.stencil");
+        "Examples:\n"
+        "  strata show examples/stencils/heat2d.stencil\n"
+        "  strata show examples/stencils/gray-scott.stencil --cuda   # and its kernels' registers and spills");
     show_cmd->add_option("file", show_file, "A .stencil file")->required();
+    show_cmd->add_flag("--cuda", show_cuda,
+                       "Then its CUDA kernels: each strategy's, both precisions, with the registers, spills and "
+                       "shared memory ptxas gave them (compiling the file first if the cache has not got it)");
 
     info_cmd = app.add_subcommand("info", "Describe this build and the GPUs it sees");
     probe_cmd = app.add_subcommand(
@@ -530,6 +535,7 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             return app::run_check(c.check, out);
         } else if (*c.show_cmd) {
             out << stencil::show(c.show_file);
+            if (c.show_cuda) out << "\n" << stencil::kernel_resources(c.show_file);
         } else if (*c.info_cmd) {
             app::print_info(out);
         } else if (*c.probe_cmd) {

@@ -8,17 +8,17 @@
 
 #include "dist/mpi.hpp"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
-#include <random>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,7 +28,9 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <random>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "stencil/codegen.hpp"
@@ -127,6 +129,9 @@ fs::path headers_dir(const fs::path& kernels) {
     return dir;
 }
 
+// How a CUDA part's log begins in the model's (then "fp32" or "fp64").
+constexpr std::string_view kCudaPart = "the CUDA engines, ";
+
 // This build's compilers for the generated unit. With CUDA, three parts side by side (the
 // registration and CPU engines with the C++ compiler, the CUDA engines of each precision with nvcc:
 // ~40% less wall time than one nvcc of all), then one link; without, one C++ compile. $STRATA_NVCC
@@ -141,8 +146,8 @@ fs::path headers_dir(const fs::path& kernels) {
 struct Compiler {
     bool cuda = false;
     // With the include directory as @INCLUDE@, the source as @IN@; part i writes @OUT@.i.o, the
-    // link (or the single compile) writes @OUT@.
-    std::vector<std::string> parts;
+    // link (or the single compile) writes @OUT@. Each part's name heads its log in the model's.
+    std::vector<std::string> parts, names;
     std::string link;
     std::string text() const {
         std::string t;
@@ -177,11 +182,16 @@ Compiler compiler() {
                  (kind == "real" ? "sm_" + n : kind == "virtual" ? "compute_" + n : "sm_" + n);
     }
     c.parts.push_back(quoted(cxx) + common + defs + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o");
-    for (const char* part : {"F32", "F64"})
+    c.names.push_back("the registration and the CPU engines");
+    // --resource-usage: ptxas's registers, spills and shared memory of every kernel, in the log, for
+    // `strata show FILE --cuda` (kernel_resources()).
+    for (const char* part : {"F32", "F64"}) {
         c.parts.push_back(quoted(nvcc) + " -ccbin " + quoted(cxx) + common + defs + " -DSTRATA_STENCIL_CUDA_" + part +
-                          " -O1 --split-compile=0 --expt-relaxed-constexpr" + archs +
+                          " -O1 --split-compile=0 --resource-usage --expt-relaxed-constexpr" + archs +
                           " -Xcompiler=-fPIC,-fvisibility=hidden,-ffp-contract=off -x cu -c @IN@ -o @OUT@." +
                           (part[1] == '3' ? "1" : "2") + ".o");
+        c.names.push_back(std::string(kCudaPart) + (part[1] == '3' ? "fp32" : "fp64"));
+    }
     // -cudart shared: the program's CUDA runtime (libcudart.so, loaded already), not a second,
     // static one (kernels registered with one runtime cannot be launched through another).
     c.link = quoted(nvcc) + " -ccbin " + quoted(cxx) +
@@ -198,11 +208,13 @@ std::string substitute(std::string s, const std::string& key, const std::string&
 }
 
 // The first line of a compiler log that says "error" (it names the generated file and line), or
-// else its first line (a compiler that did not start), for a one-line message.
+// else its first line (a compiler that did not start), for a one-line message. (Not the parts'
+// headings, "== NAME".)
 std::string first_error(const fs::path& log) {
     std::ifstream f(log);
     std::string first;
     for (std::string l; std::getline(f, l);) {
+        if (l.rfind("== ", 0) == 0) continue;
         if (l.find("error") != std::string::npos) return l;
         if (first.empty()) first = l;
     }
@@ -392,13 +404,16 @@ const ModelInfo& load_here(const std::string& path) {
         bool ok = true;
         for (auto& p : parts) ok = p.get() == 0 && ok;
         if (ok) ok = std::system(command(u.cc.link, part_log(u.cc.parts.size())).c_str()) == 0 && fs::exists(tmp);
-        {  // one log: the parts' in order, then the link's (written whole, then renamed)
+        {  // one log: the parts' in order, each under its name, then the link's (written whole, then renamed)
             const fs::path whole = tmp.string() + ".log";
             std::ofstream all(whole, std::ios::binary | std::ios::trunc);
             for (std::size_t i = 0; i <= u.cc.parts.size(); ++i) {
                 const fs::path part = part_log(i);
+                all << "== " << (i < u.cc.names.size() ? u.cc.names[i] : u.cc.parts.empty() ? "the compile" : "the link")
+                    << "\n";
                 std::ifstream in(part, std::ios::binary);
-                if (in) all << in.rdbuf();
+                // (An empty log inserted would fail the stream, and every later part's would be lost.)
+                if (in && in.peek() != std::ifstream::traits_type::eof()) all << in.rdbuf();
                 fs::remove(part);
             }
         }
@@ -460,6 +475,109 @@ std::string show(const std::string& path) {
     const Unit u = prepare(path);
     return u.source + "\n// Compiled at the first run with\n//   " + u.cc.text() + "\n// into " + u.object.string() +
            "\n";
+}
+
+namespace {
+// A kernel's name as ptxas gives it (mangled), demangled and shortened: no return type, no
+// parameters, no namespaces ("temporal2d<Kernel<float>, 16, 16, 4, 1>").
+std::string kernel_name(const std::string& mangled) {
+    int status = 0;
+    char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+    std::string s = status == 0 && d ? d : mangled;
+    std::free(d);
+    if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+    int depth = 0;  // the parameters: the first '(' outside the template arguments
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '<') ++depth;
+        if (s[i] == '>') --depth;
+        if (s[i] == '(' && depth == 0) {
+            s.erase(i);
+            break;
+        }
+    }
+    std::string out;  // each qualified name's last part
+    for (std::size_t i = 0; i < s.size();) {
+        std::size_t j = i;
+        while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+        if (j > i && s.compare(j, 2, "::") == 0) {
+            i = j + 2;
+            continue;
+        }
+        out.append(s, i, std::max(j, i + 1) - i);
+        i = std::max(j, i + 1);
+    }
+    return out;
+}
+}  // namespace
+
+std::string kernel_resources(const std::string& path) {
+#ifndef STRATA_HAVE_CUDA
+    throw UsageError("strata show --cuda: this build has no CUDA backend, so no kernels are compiled for " + path);
+#else
+    const ModelInfo& m = load_model(path);
+    const fs::path log = fs::path(load_stats(m).object).replace_extension(".log");
+    std::ifstream f(log);
+    if (!f)
+        throw Error("the compiler's log " + log.string() + " is gone: `strata cache clear`, then this again, compiles " +
+                    path + " anew and keeps it");
+    // ptxas, per kernel and architecture: "Compiling entry function 'NAME' for 'sm_90'", then
+    // "N bytes stack frame, S bytes spill stores, L bytes spill loads", then "Used R registers, ...
+    // X bytes smem, ...".
+    struct Row {
+        std::string precision, arch, name;
+        long registers = 0, stack = 0, stores = 0, loads = 0, smem = 0;
+    };
+    std::vector<Row> rows;
+    std::string precision;
+    auto number_before = [](const std::string& l, const std::string& what) {
+        const std::size_t at = l.find(what);
+        if (at == std::string::npos) return 0L;
+        std::size_t b = at;
+        while (b > 0 && l[b - 1] == ' ') --b;
+        std::size_t a = b;
+        while (a > 0 && std::isdigit(static_cast<unsigned char>(l[a - 1]))) --a;
+        return a < b ? std::stol(l.substr(a, b - a)) : 0L;
+    };
+    for (std::string l; std::getline(f, l);) {
+        if (l.rfind("== ", 0) == 0) {
+            precision = l.compare(3, kCudaPart.size(), kCudaPart) == 0 ? l.substr(3 + kCudaPart.size()) : "";
+        } else if (const std::size_t at = l.find("Compiling entry function '"); at != std::string::npos && !precision.empty()) {
+            const std::size_t b = at + 26, e = l.find('\'', b), arch = l.find("for '", e);
+            Row r{precision, arch == std::string::npos ? "" : l.substr(arch + 5, l.find('\'', arch + 5) - arch - 5),
+                  kernel_name(l.substr(b, e - b))};
+            rows.push_back(r);
+        } else if (!rows.empty() && l.find("bytes stack frame") != std::string::npos) {
+            rows.back().stack = number_before(l, "bytes stack frame");
+            rows.back().stores = number_before(l, "bytes spill stores");
+            rows.back().loads = number_before(l, "bytes spill loads");
+        } else if (!rows.empty() && l.find("Used ") != std::string::npos && l.find(" registers") != std::string::npos) {
+            rows.back().registers = number_before(l, "registers");
+            rows.back().smem = number_before(l, "bytes smem");
+        }
+    }
+    if (rows.empty())
+        throw Error("the compiler's log " + log.string() + " lists no kernels (compiled by another Strata?): `strata "
+                    "cache clear`, then this again, compiles " + path + " anew");
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        return std::tie(a.precision, a.arch, a.name) < std::tie(b.precision, b.arch, b.name);
+    });
+    std::ostringstream out;
+    out << "The CUDA kernels compiled from " << path << " (model " << m.name << "), as ptxas reported them in "
+        << log.string() << ":\n\n";
+    char line[160];
+    std::snprintf(line, sizeof line, "%-5s %-6s %9s %12s %10s %12s  %s\n", "prec", "arch", "registers", "spills (B)",
+                  "stack (B)", "shared (B)", "kernel");
+    out << line;
+    for (const Row& r : rows) {
+        const std::string spills = std::to_string(r.stores) + "/" + std::to_string(r.loads);
+        std::snprintf(line, sizeof line, "%-5s %-6s %9ld %12s %10ld %12ld  ", r.precision.c_str(), r.arch.c_str(),
+                      r.registers, spills.c_str(), r.stack, r.smem);
+        out << line << r.name << "\n";
+    }
+    out << "\nSpills are bytes stored / loaded per thread; shared memory is the static part (a kernel that sizes "
+           "its ring at launch takes the rest dynamically).\n";
+    return out.str();
+#endif
 }
 
 }  // namespace strata::stencil

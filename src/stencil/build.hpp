@@ -32,6 +32,11 @@ LoadStats load_stats(const ModelInfo& model);
 // The generated source and the command that compiles it (`strata show FILE`).
 std::string show(const std::string& path);
 
+// The CUDA kernels compiled from the stencil file at `path` (compiled now if the cache has not got
+// it), with the registers, spills, stack and static shared memory that ptxas gave each, from the
+// compiler's log (`strata show FILE --cuda`). UsageError in a build without CUDA.
+std::string kernel_resources(const std::string& path);
+
 // $STRATA_CACHE_DIR, else $XDG_CACHE_HOME/strata, else ~/.cache/strata; compiled models go into its
 // kernels/ directory.
 std::string cache_dir();
