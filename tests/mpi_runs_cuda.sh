@@ -19,8 +19,7 @@ case_() {
   if [ "$halos" = nccl ] && [ "$(ranks "$grid")" -gt "$gpus" ]; then return; fi
   "$strata" run "$@" --backend cuda --kernel "$kernel" --quiet --out "$work/$tag.1" \
     --checkpoint "$work/$tag.1.chk" > "$work/$tag.1.txt" 2>&1 || { fail "$tag on one process: $(grep -m1 error "$work/$tag.1.txt")"; return; }
-  timeout 300 mpirun -np "$(ranks "$grid")" -x STRATA_SHARE_GPUS -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
-    -x NVSHMEM_DISABLE_NVLS "$strata" run "$@" --decomp "$grid" --backend cuda --kernel "$kernel" --halos "$halos" --quiet \
+  timeout 300 mpirun -np "$(ranks "$grid")" -x STRATA_SHARE_GPUS "${nvls[@]}" "$strata" run "$@" --decomp "$grid" --backend cuda --kernel "$kernel" --halos "$halos" --quiet \
     --out "$work/$tag" --checkpoint "$work/$tag.chk" > "$work/$tag.txt" 2>&1 \
     || { fail "$tag: $(grep -m1 error "$work/$tag.txt")"; return; }
   if cmp -s "$work/$tag.1.chk" "$work/$tag.chk"; then
@@ -67,19 +66,19 @@ done
 
 # -k: the halos are not exchanged, and the state must then differ (the comparison sees it).
 "$strata" run apf -n 300 -i 60 --backend cuda --kernel multi4 --quiet --checkpoint "$work/k1.chk" > /dev/null 2>&1
-mpirun -np 2 -x STRATA_SHARE_GPUS "$strata" run apf -n 300 -i 60 -x 1 -y 2 -k --backend cuda --kernel multi4 --quiet \
+mpirun -np 2 -x STRATA_SHARE_GPUS "${nvls[@]}" "$strata" run apf -n 300 -i 60 -x 1 -y 2 -k --backend cuda --kernel multi4 --quiet \
   --checkpoint "$work/k2.chk" > /dev/null 2>&1
 cmp -s "$work/k1.chk" "$work/k2.chk" && fail "apf -k on the GPU equals the communicating run (the comparison sees nothing)"
 
 # One rank per GPU unless told: more ranks than GPUs is an error.
-env -u STRATA_SHARE_GPUS mpirun -np $((gpus + 1)) "$strata" run heat3d -n 64 --steps 2 --backend cuda > "$work/share.txt" 2>&1
+env -u STRATA_SHARE_GPUS mpirun -np $((gpus + 1)) "${nvls[@]}" "$strata" run heat3d -n 64 --steps 2 --backend cuda > "$work/share.txt" 2>&1
 grep -q "ranks on this node but $gpus GPU" "$work/share.txt" && echo "ok   refused: $(grep -m1 error "$work/share.txt")" \
   || fail "more ranks than GPUs: $(grep -m1 error "$work/share.txt")"
 
 # --halos nccl with ranks sharing a GPU: NCCL refuses (it takes one GPU per rank). One line naming
 # the call and the rank, every rank out with an error, no hang. (NCCL between two GPUs needs a
 # machine of two: scripts/gpu-check.sh mpi there runs the cases above with --halos nccl too.)
-timeout 120 mpirun -np 2 -x STRATA_SHARE_GPUS "$strata" run heat3d -n 64 --steps 2 --backend cuda --halos nccl \
+timeout 120 mpirun -np 2 -x STRATA_SHARE_GPUS "${nvls[@]}" "$strata" run heat3d -n 64 --steps 2 --backend cuda --halos nccl \
   > "$work/nccl.txt" 2>&1
 rc=$?
 if [ "$gpus" -lt 2 ]; then
