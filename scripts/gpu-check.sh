@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, stencil, grayscott, cells, mpi, sanitize-mpi, scaling, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, stencil, grayscott, cells, mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -183,6 +183,46 @@ if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same st
   scale "strong heat2d 20480^2 fp32, 1000 steps" heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal
   scale "strong heat2d 20480^2 fp32, 5000 steps" heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal
   [ -d .peers/mgpm ] && bash .peers/mgpm-jacobi.sh 2>&1 | tee -a "$out/bench.txt"
+fi
+if want scaling4; then  # #24 on nvidia-h200-x4 / nvidia-h100-x4: 1, 2 and 4 GPUs, weak and strong, slabs against pencils or bricks
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  echo "\$ strata-peer" | tee -a "$out/bench.txt"
+  $build/strata-peer | tee -a "$out/bench.txt" || true
+  on() {  # N ROW ARGS...: the run on N GPUs (N > 1: the halos over NCCL before each pass, then overlapped)
+    local n=$1 row=$2 how; shift 2
+    if [ "$n" = 1 ]; then
+      echo "\$ strata run $*   # $row, 1 GPU" | tee -a "$out/bench.txt"
+      timeout 120 $build/strata run "$@" --backend cuda --quiet 2>&1 | grep -E "error|kernel|Time per step|GCells/s" | tee -a "$out/bench.txt" || true
+      return
+    fi
+    for how in "--halos nccl --no-overlap" "--halos nccl"; do
+      echo "\$ mpirun -np $n strata run $* $how   # $row, $n GPUs" | tee -a "$out/bench.txt"
+      timeout 120 mpirun -np "$n" --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS \
+        $build/strata run "$@" --backend cuda $how --quiet < /dev/null 2>&1 \
+        | grep -E "error|ranks|Time per step|GCells/s|Per rank|Exposed|Halos sent" | tee -a "$out/bench.txt" || true
+    done
+  }
+  # Runs of 1-2 s each (the 2-GPU mode's steps), so that what a run pays once weighs little.
+  h="weak heat3d 7pt fp32 (512^3 per GPU)"
+  on 1 "$h" heat3d -n 512 --steps 8000 --precision fp32
+  on 2 "$h" heat3d -n 512 --nz 1024 --steps 8000 --precision fp32 --decomp 1x1x2
+  on 4 "$h" heat3d -n 512 --nz 2048 --steps 8000 --precision fp32 --decomp 1x1x4
+  on 4 "$h" heat3d -n 1024 --nz 512 --steps 8000 --precision fp32 --decomp 2x2x1
+  w="weak wave3d fp32 (512^3 per GPU)"
+  on 1 "$w" wave3d -n 512 --steps 1500 --precision fp32
+  on 2 "$w" wave3d --nx 512 --ny 512 --nz 1024 --steps 1500 --precision fp32 --decomp 1x1x2
+  on 4 "$w" wave3d --nx 512 --ny 512 --nz 2048 --steps 1500 --precision fp32 --decomp 1x1x4
+  on 4 "$w" wave3d --nx 1024 --ny 1024 --nz 512 --steps 1500 --precision fp32 --decomp 2x2x1
+  s="strong wave3d fp32 (1024^3)"
+  on 1 "$s" wave3d -n 1024 --steps 200 --precision fp32
+  on 2 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x2
+  on 4 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x4
+  on 4 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 2x2x1
+  a="weak apf fp32 temporal (16384^2 per GPU)"
+  on 1 "$a" apf -n 16383 -i 3000 --precision fp32 --kernel temporal
+  on 4 "$a" apf -n 32767 -i 3000 --precision fp32 --kernel temporal -x 1 -y 4
+  on 4 "$a" apf -n 32767 -i 3000 --precision fp32 --kernel temporal -x 2 -y 2
 fi
 if want python; then  # the Python bindings on the GPU: their tests, and what a call costs against the CLI
   ctest --test-dir $build -R '^python' --output-on-failure > "$out/tests-python.txt" 2>&1 || true
