@@ -152,6 +152,46 @@ def scaling(runs):
     return table, float(link.group(1)) if link else None, float(k.group(1)) if k else None, peer, kind
 
 
+def cut(grid):
+    """How a process grid cuts the domain: slabs (one axis), pencils (two of three), blocks (two of
+    two), bricks (three)."""
+    parts = [int(p) for p in grid.split("x")]
+    axes = sum(p > 1 for p in parts)
+    return {1: "slabs", 2: "blocks" if len(parts) == 2 else "pencils", 3: "bricks"}.get(axes, "one part")
+
+
+def scaling_n(runs):
+    """The latest `scaling4` run: per row, the run on one GPU and, per GPU count and process grid,
+    the faster of the two schedules (before each pass, overlapped), its exposed communication and
+    halos; the link's measured bandwidth and the machine."""
+    texts = [text for (_, mode), text in runs if mode == "scaling4"]
+    if not texts:
+        return None
+    text, table = texts[-1], {}
+    for block in re.split(r"^(?=\$ )", text, flags=re.M):
+        m = re.match(r"^\$ (.*?)   # (.*), (\d+) GPUs?$", block, re.M)
+        t = re.search(r"^Time per step \(ms\) +: ([\d.]+)", block, re.M)
+        if not m or not t:
+            continue
+        cmd, row, n = m.group(1), m.group(2), int(m.group(3))
+        d, xy = re.search(r"--decomp (\S+)", cmd), re.search(r"-x (\d+) -y (\d+)", cmd)
+        grid = d.group(1) if d else f"{xy.group(1)}x{xy.group(2)}" if xy else "1"
+        e = re.search(r"^Exposed communication \(s\) +: (\S+) +\(([\d.]+)% ", block, re.M)
+        steps = re.search(r"(?:--steps|-i) (\d+)", cmd)
+        h = re.search(r"^Halos sent per step \(MB\) +: ([\d.]+)", block, re.M)
+        r = {"ms": float(t.group(1)), "schedule": "" if n == 1 else "serial" if "--no-overlap" in cmd else "overlap",
+             "exposed_pct": float(e.group(2)) if e else None,
+             "exposed_us": float(e.group(1)) / int(steps.group(1)) * 1e6 if e and steps else None,
+             "mb": float(h.group(1)) if h else None}
+        cur = table.setdefault(row, {}).get((n, grid))
+        if cur is None or r["ms"] < cur["ms"]:
+            table[row][(n, grid)] = r
+    link = re.search(r"^GPU 0 -> GPU 1 +: ([\d.]+) GB/s", text, re.M)
+    machine = re.search(r"^\$ scripts/gpu-check.sh scaling4 +# nvidia-(h\d00)-x(\d)", text, re.M)
+    kind = f"{machine.group(2)} {machine.group(1).upper()}s" if machine else "GPUs"
+    return table, float(link.group(1)) if link else None, kind
+
+
 def main():
     args = sys.argv[1:]
     notes_path = "docs/performance-notes.md"
@@ -396,7 +436,42 @@ def main():
         if apf_k:
             scaling_table += ["", f"apf 16384² on two GPUs with `-k` (no exchange at all) runs {apf_k} ms/step: what the "
                               "ranks take by themselves; the rest of the two-GPU time is the exchange's (see the notes)."]
-    lines += scaling_table
+    sn = scaling_n(runs)
+    four_table = []
+    if sn:  # #24: 1, 2 and 4 GPUs; the goals are for 8 GPUs, which were not lent
+        table, link, kind = sn
+        out = ["", "## Four GPUs", "",
+               f"`scripts/gpu-check.sh scaling4` on {kind} (NVLink): `strata run` on one GPU, then under `mpirun` on "
+               "2 and 4 with the halos over NCCL, each process grid before each pass (`--no-overlap`) and overlapped; "
+               "each cell is the faster schedule's ms/step, then the efficiency against one GPU (weak: the same cells "
+               "per GPU) or the speed-up (strong). Exposed: the share of the wall time the rank that waited most "
+               "waited for its halos, and its seconds over the run's steps. Halos: the busiest rank's bytes per step, "
+               f"and the time they take at the device-to-device rate `strata-peer` measured in the run ({link} GB/s "
+               "one way).", "",
+               "| problem | GPUs | process grid | ms/step | against 1 GPU | schedule | exposed | halos per step | at the link's rate |",
+               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for row, r in table.items():
+            one = r.get((1, "1"))
+            if not one:
+                continue
+            weak = row.startswith("weak")
+            best4 = min(((v["ms"], g) for (n, g), v in r.items() if n == 4), default=None)
+            for (n, grid), v in sorted(r.items()):
+                vs = (f"{math.floor(one['ms'] / v['ms'] * 1000) / 10:.1f}%" if weak else ratio(one["ms"] / v["ms"]))
+                exp = (f"{v['exposed_pct']}% ({v['exposed_us']:.1f} µs)" if v["exposed_pct"] is not None else "-")
+                halo = f"{v['mb']} MB" if v["mb"] else "-"
+                rate = f"{v['mb'] / link * 1e3:.1f} µs" if v["mb"] and link else "-"
+                out.append(f"| {row} | {n} | {grid if n > 1 else '-'} {'(' + cut(grid) + ')' if n > 1 else ''} | "
+                           f"{v['ms']} | {vs if n > 1 else '-'} | {v['schedule'] or '-'} | {exp} | {halo} | {rate} |")
+            if best4:
+                ms4, g4 = best4
+                v4 = r[(4, g4)]
+                got = (f"{math.floor(one['ms'] / ms4 * 1000) / 10:.1f}%" if weak else ratio(one["ms"] / ms4))
+                target = "≥ 90% efficiency at 8 GPUs" if weak else "≥ 6.5× on 8 GPUs"
+                lines.append(f"| {row}, 4 GPUs against 1 (best: {g4} {cut(g4)}, {v4['schedule']}; 8 GPUs not lent) | "
+                             f"{target} | {got} ({one['ms']} → {ms4} ms/step) |")
+        four_table = out
+    lines += scaling_table + four_table
     if stencil_table:
         lines += ["", "## Stencil files against the built-in models", "",
                   "`scripts/gpu-check.sh stencil`: the model generated from each file and the built-in it restates, "
