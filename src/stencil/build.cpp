@@ -146,12 +146,15 @@ constexpr std::string_view kCudaPart = "the CUDA engines, ";
 struct Compiler {
     bool cuda = false;
     // With the include directory as @INCLUDE@, the source as @IN@; part i writes @OUT@.i.o, the
-    // link (or the single compile) writes @OUT@. Each part's name heads its log in the model's.
-    std::vector<std::string> parts, names;
+    // link (or the single compile) writes @OUT@. A part's name heads its log in the model's.
+    struct Part {
+        std::string command, name;
+    };
+    std::vector<Part> parts;
     std::string link;
     std::string text() const {
         std::string t;
-        for (const std::string& p : parts) t += p + "\n//   ";
+        for (const Part& p : parts) t += p.command + "\n//   ";
         return t + link;
     }
 };
@@ -181,16 +184,16 @@ Compiler compiler() {
         archs += " --generate-code=arch=compute_" + n + ",code=" +
                  (kind == "real" ? "sm_" + n : kind == "virtual" ? "compute_" + n : "sm_" + n);
     }
-    c.parts.push_back(quoted(cxx) + common + defs + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o");
-    c.names.push_back("the registration and the CPU engines");
+    c.parts.push_back({quoted(cxx) + common + defs + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o",
+                       "the registration and the CPU engines"});
     // --resource-usage: ptxas's registers, spills and shared memory of every kernel, in the log, for
     // `strata show FILE --cuda` (kernel_resources()).
     for (const char* part : {"F32", "F64"}) {
-        c.parts.push_back(quoted(nvcc) + " -ccbin " + quoted(cxx) + common + defs + " -DSTRATA_STENCIL_CUDA_" + part +
-                          " -O1 --split-compile=0 --resource-usage --expt-relaxed-constexpr" + archs +
-                          " -Xcompiler=-fPIC,-fvisibility=hidden,-ffp-contract=off -x cu -c @IN@ -o @OUT@." +
-                          (part[1] == '3' ? "1" : "2") + ".o");
-        c.names.push_back(std::string(kCudaPart) + (part[1] == '3' ? "fp32" : "fp64"));
+        c.parts.push_back({quoted(nvcc) + " -ccbin " + quoted(cxx) + common + defs + " -DSTRATA_STENCIL_CUDA_" + part +
+                               " -O1 --split-compile=0 --resource-usage --expt-relaxed-constexpr" + archs +
+                               " -Xcompiler=-fPIC,-fvisibility=hidden,-ffp-contract=off -x cu -c @IN@ -o @OUT@." +
+                               (part[1] == '3' ? "1" : "2") + ".o",
+                           std::string(kCudaPart) + (part[1] == '3' ? "fp32" : "fp64")});
     }
     // -cudart shared: the program's CUDA runtime (libcudart.so, loaded already), not a second,
     // static one (kernels registered with one runtime cannot be launched through another).
@@ -399,7 +402,7 @@ const ModelInfo& load_here(const std::string& path) {
         std::vector<std::future<int>> parts;
         for (std::size_t i = 0; i < u.cc.parts.size(); ++i)
             parts.push_back(std::async(std::launch::async, [&, i] {
-                return std::system(command(u.cc.parts[i], part_log(i)).c_str());
+                return std::system(command(u.cc.parts[i].command, part_log(i)).c_str());
             }));
         bool ok = true;
         for (auto& p : parts) ok = p.get() == 0 && ok;
@@ -409,7 +412,7 @@ const ModelInfo& load_here(const std::string& path) {
             std::ofstream all(whole, std::ios::binary | std::ios::trunc);
             for (std::size_t i = 0; i <= u.cc.parts.size(); ++i) {
                 const fs::path part = part_log(i);
-                all << "== " << (i < u.cc.names.size() ? u.cc.names[i] : u.cc.parts.empty() ? "the compile" : "the link")
+                all << "== " << (i < u.cc.parts.size() ? u.cc.parts[i].name : u.cc.parts.empty() ? "the compile" : "the link")
                     << "\n";
                 std::ifstream in(part, std::ios::binary);
                 // (An empty log inserted would fail the stream, and every later part's would be lost.)
@@ -521,13 +524,15 @@ std::string kernel_resources(const std::string& path) {
         throw Error("the compiler's log " + log.string() + " is gone: `strata cache clear`, then this again, compiles " +
                     path + " anew and keeps it");
     // ptxas, per kernel and architecture: "Compiling entry function 'NAME' for 'sm_90'", then
-    // "N bytes stack frame, S bytes spill stores, L bytes spill loads", then "Used R registers, ...
-    // X bytes smem, ...".
+    // "Function properties for NAME", "N bytes stack frame, S bytes spill stores, L bytes spill
+    // loads", "Used R registers, ... X bytes smem, ...". The properties of a device function the
+    // kernel calls (sin's slow path) may follow: those are not the kernel's.
     struct Row {
-        std::string precision, arch, name;
+        std::string precision, arch, mangled, name;
         long registers = 0, stack = 0, stores = 0, loads = 0, smem = 0;
     };
     std::vector<Row> rows;
+    Row* at = nullptr;  // the kernel whose properties the next lines give
     std::string precision;
     auto number_before = [](const std::string& l, const std::string& what) {
         const std::size_t at = l.find(what);
@@ -541,18 +546,21 @@ std::string kernel_resources(const std::string& path) {
     for (std::string l; std::getline(f, l);) {
         if (l.rfind("== ", 0) == 0) {
             precision = l.compare(3, kCudaPart.size(), kCudaPart) == 0 ? l.substr(3 + kCudaPart.size()) : "";
-        } else if (const std::size_t at = l.find("Compiling entry function '"); at != std::string::npos && !precision.empty()) {
-            const std::size_t b = at + 26, e = l.find('\'', b), arch = l.find("for '", e);
-            Row r{precision, arch == std::string::npos ? "" : l.substr(arch + 5, l.find('\'', arch + 5) - arch - 5),
-                  kernel_name(l.substr(b, e - b))};
-            rows.push_back(r);
-        } else if (!rows.empty() && l.find("bytes stack frame") != std::string::npos) {
-            rows.back().stack = number_before(l, "bytes stack frame");
-            rows.back().stores = number_before(l, "bytes spill stores");
-            rows.back().loads = number_before(l, "bytes spill loads");
-        } else if (!rows.empty() && l.find("Used ") != std::string::npos && l.find(" registers") != std::string::npos) {
-            rows.back().registers = number_before(l, "registers");
-            rows.back().smem = number_before(l, "bytes smem");
+        } else if (const std::size_t c = l.find("Compiling entry function '"); c != std::string::npos && !precision.empty()) {
+            const std::size_t b = c + 26, e = l.find('\'', b), arch = l.find("for '", e);
+            const std::string mangled = l.substr(b, e - b);
+            rows.push_back({precision, arch == std::string::npos ? "" : l.substr(arch + 5, l.find('\'', arch + 5) - arch - 5),
+                            mangled, kernel_name(mangled)});
+            at = nullptr;
+        } else if (const std::size_t p = l.find("Function properties for "); p != std::string::npos) {
+            at = !rows.empty() && l.substr(p + 24) == rows.back().mangled ? &rows.back() : nullptr;
+        } else if (at && l.find("bytes stack frame") != std::string::npos) {
+            at->stack = number_before(l, "bytes stack frame");
+            at->stores = number_before(l, "bytes spill stores");
+            at->loads = number_before(l, "bytes spill loads");
+        } else if (at && l.find("Used ") != std::string::npos && l.find(" registers") != std::string::npos) {
+            at->registers = number_before(l, "registers");
+            at->smem = number_before(l, "bytes smem");
         }
     }
     if (rows.empty())
