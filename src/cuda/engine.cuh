@@ -678,8 +678,9 @@ private:
     bool odd_ = false;
 };
 
-// The depth of the engine make_engine would build on a grid of `cells` (the interior's: a rank's
-// window), from the same strategy and --depth, without building it (ModelInfo::depth_f32).
+// The depth of the engine make_engine would build on a grid of `cells` (the engine's grid: on a
+// rank, its window, halos included), from the same strategy and --depth, without building it
+// (ModelInfo::depth_f32).
 template <class P, class T>
 int engine_depth(const P& problem, const EngineOptions& o, std::int64_t cells) {
     return problem.template with_kernel<T>([&](const auto& model) {
