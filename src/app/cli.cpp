@@ -534,8 +534,9 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
             c.check.kernels = split_list(c.check_kernels);
             return app::run_check(c.check, out);
         } else if (*c.show_cmd) {
-            out << stencil::show(c.show_file);
-            if (c.show_cuda) out << "\n" << stencil::kernel_resources(c.show_file);
+            // The kernels first (compiling the file if need be): an error then prints nothing else.
+            const std::string kernels = c.show_cuda ? "\n" + stencil::kernel_resources(c.show_file) : "";
+            out << stencil::show(c.show_file) << kernels;
         } else if (*c.info_cmd) {
             app::print_info(out);
         } else if (*c.probe_cmd) {
