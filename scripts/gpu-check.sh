@@ -184,7 +184,7 @@ if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same st
   scale "strong heat2d 20480^2 fp32, 5000 steps" heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal
   [ -d .peers/mgpm ] && bash .peers/mgpm-jacobi.sh 2>&1 | tee -a "$out/bench.txt"
 fi
-if want scaling4; then  # #24 on nvidia-h200-x4 / nvidia-h100-x4: 1, 2 and 4 GPUs, weak and strong, slabs against pencils or bricks
+if want scaling4; then  # #24 on nvidia-h200-x4 / -x8 (or h100): 1, 2, 4 and, on a machine of 8, 8 GPUs, weak and strong, slabs against pencils or bricks
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   echo "\$ strata-peer" | tee -a "$out/bench.txt"
@@ -223,6 +223,18 @@ if want scaling4; then  # #24 on nvidia-h200-x4 / nvidia-h100-x4: 1, 2 and 4 GPU
   on 1 "$a" apf -n 16383 -i 3000 --precision fp32 --kernel temporal
   on 4 "$a" apf -n 32767 -i 3000 --precision fp32 --kernel temporal -x 1 -y 4
   on 4 "$a" apf -n 32767 -i 3000 --precision fp32 --kernel temporal -x 2 -y 2
+  if [ "$(nvidia-smi -L | wc -l)" -ge 8 ]; then  # the 8 GPUs, where a machine of 8 is lent
+    on 8 "$h" heat3d -n 512 --nz 4096 --steps 8000 --precision fp32 --decomp 1x1x8
+    on 8 "$h" heat3d -n 1024 --steps 8000 --precision fp32 --decomp 2x2x2
+    on 8 "$w" wave3d --nx 512 --ny 512 --nz 4096 --steps 1500 --precision fp32 --decomp 1x1x8
+    on 8 "$w" wave3d -n 1024 --steps 1500 --precision fp32 --decomp 2x2x2
+    on 8 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x8
+    on 8 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 2x2x2
+    on 8 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 2x4x1
+    # apf's grid is square: 46340^2 is 8 x 16384^2 within 0.01%
+    on 8 "$a" apf -n 46339 -i 3000 --precision fp32 --kernel temporal -x 1 -y 8
+    on 8 "$a" apf -n 46339 -i 3000 --precision fp32 --kernel temporal -x 2 -y 4
+  fi
 fi
 if want python; then  # the Python bindings on the GPU: their tests, and what a call costs against the CLI
   ctest --test-dir $build -R '^python' --output-on-failure > "$out/tests-python.txt" 2>&1 || true
