@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -476,6 +477,44 @@ Cli cli(const fs::path& cache, const std::string& args, const std::string& env =
         return s.str();
     };
     return {WEXITSTATUS(status), slurp(out), slurp(err)};
+}
+
+// `show --cuda`'s table from a model's compiler log (ptxas's lines, as nvcc 13 writes them): each
+// kernel's own properties, not those of a device function that follow them (sin's slow path after
+// initial_state), rows sorted by precision and name, nothing from the host compiler's part.
+TEST(StencilRun, KernelTableTakesEachKernelsOwnProperties) {
+    const std::string init = "_ZN6strata4cuda13initial_stateIfNS_7stencil17m80f3ee24a88739225Model7InitialEEEvPT_NS0_"
+                             "7DevGridET0_iNS_6WindowE",
+                      naive = "_ZN6strata4cuda7naive3dINS_7stencil17m80f3ee24a88739226KernelIdEELi32ELi4ELi2EEEvT_NS6_"
+                              "6FieldsENS0_7DevGridE";
+    std::istringstream log(
+        "== the registration and the CPU engines\n"
+        "ptxas info    : Compiling entry function '" + naive + "' for 'sm_90'\n"
+        "== the CUDA engines, fp64\n"
+        "ptxas info    : Compiling entry function '" + naive + "' for 'sm_90'\n"
+        "ptxas info    : Function properties for " + naive + "\n"
+        "    0 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 1 barriers, 2176 bytes smem, 400 bytes cmem[0]\n"
+        "== the CUDA engines, fp32\n"
+        "ptxas info    : 272 bytes gmem\n"
+        "ptxas info    : Compiling entry function '" + init + "' for 'sm_90'\n"
+        "ptxas info    : Function properties for " + init + "\n"
+        "    40 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 38 registers, used 0 barriers, 40 bytes cumulative stack size\n"
+        "ptxas info    : Compile time = 0.913 ms\n"
+        "ptxas info    : Function properties for __internal_trig_reduction_slowpathd\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "== the link\n");
+    const std::string table = stencil::kernel_table(log);
+    const std::string rows[] = {
+        "fp32  sm_90         38          0/0         40            0  initial_state<float, Initial>\n",
+        "fp64  sm_90        255         8/12          0         2176  naive3d<Kernel<double>, 32, 4, 2>\n"};
+    EXPECT_NE(table.find(rows[0]), std::string::npos) << table;
+    EXPECT_NE(table.find(rows[1]), std::string::npos) << table;
+    EXPECT_LT(table.find(rows[0]), table.find(rows[1])) << table;
+    EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 3) << table;  // the heading and the two kernels
+    std::istringstream none("== the registration and the CPU engines\n== the link\n");
+    EXPECT_EQ(stencil::kernel_table(none), "");
 }
 
 TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {

@@ -513,16 +513,7 @@ std::string kernel_name(const std::string& mangled) {
 }
 }  // namespace
 
-std::string kernel_resources(const std::string& path) {
-#ifndef STRATA_HAVE_CUDA
-    throw UsageError("strata show --cuda: this build has no CUDA backend, so no kernels are compiled for " + path);
-#else
-    const ModelInfo& m = load_model(path);
-    const fs::path log = fs::path(load_stats(m).object).replace_extension(".log");
-    std::ifstream f(log);
-    if (!f)
-        throw Error("the compiler's log " + log.string() + " is gone: `strata cache clear`, then this again, compiles " +
-                    path + " anew and keeps it");
+std::string kernel_table(std::istream& log) {
     // ptxas, per kernel and architecture: "Compiling entry function 'NAME' for 'sm_90'", then
     // "Function properties for NAME", "N bytes stack frame, S bytes spill stores, L bytes spill
     // loads", "Used R registers, ... X bytes smem, ...". The properties of a device function the
@@ -543,7 +534,7 @@ std::string kernel_resources(const std::string& path) {
         while (a > 0 && std::isdigit(static_cast<unsigned char>(l[a - 1]))) --a;
         return a < b ? std::stol(l.substr(a, b - a)) : 0L;
     };
-    for (std::string l; std::getline(f, l);) {
+    for (std::string l; std::getline(log, l);) {
         if (l.rfind("== ", 0) == 0) {
             precision = l.compare(3, kCudaPart.size(), kCudaPart) == 0 ? l.substr(3 + kCudaPart.size()) : "";
         } else if (const std::size_t c = l.find("Compiling entry function '"); c != std::string::npos && !precision.empty()) {
@@ -563,15 +554,11 @@ std::string kernel_resources(const std::string& path) {
             at->smem = number_before(l, "bytes smem");
         }
     }
-    if (rows.empty())
-        throw Error("the compiler's log " + log.string() + " lists no kernels (compiled by another Strata?): `strata "
-                    "cache clear`, then this again, compiles " + path + " anew");
+    if (rows.empty()) return "";
     std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
         return std::tie(a.precision, a.arch, a.name) < std::tie(b.precision, b.arch, b.name);
     });
     std::ostringstream out;
-    out << "The CUDA kernels compiled from " << path << " (model " << m.name << "), as ptxas reported them in "
-        << log.string() << ":\n\n";
     char line[160];
     std::snprintf(line, sizeof line, "%-5s %-6s %9s %12s %10s %12s  %s\n", "prec", "arch", "registers", "spills (B)",
                   "stack (B)", "shared (B)", "kernel");
@@ -582,9 +569,27 @@ std::string kernel_resources(const std::string& path) {
                       r.registers, spills.c_str(), r.stack, r.smem);
         out << line << r.name << "\n";
     }
-    out << "\nSpills are bytes stored / loaded per thread; shared memory is the static part (a kernel that sizes "
-           "its ring at launch takes the rest dynamically).\n";
     return out.str();
+}
+
+std::string kernel_resources(const std::string& path) {
+#ifndef STRATA_HAVE_CUDA
+    throw UsageError("strata show --cuda: this build has no CUDA backend, so no kernels are compiled for " + path);
+#else
+    const ModelInfo& m = load_model(path);
+    const fs::path log = fs::path(load_stats(m).object).replace_extension(".log");
+    std::ifstream f(log);
+    if (!f)
+        throw Error("the compiler's log " + log.string() + " is gone: `strata cache clear`, then this again, compiles " +
+                    path + " anew and keeps it");
+    const std::string table = kernel_table(f);
+    if (table.empty())
+        throw Error("the compiler's log " + log.string() + " lists no kernels (compiled by another Strata?): `strata "
+                    "cache clear`, then this again, compiles " + path + " anew");
+    return "The CUDA kernels compiled from " + path + " (model " + m.name + "), as ptxas reported them in " +
+           log.string() + ":\n\n" + table +
+           "\nSpills are bytes stored / loaded per thread; shared memory is the static part (a kernel that sizes "
+           "its ring at launch takes the rest dynamically).\n";
 #endif
 }
 

@@ -3,6 +3,7 @@
 // compiled with this build's compiler and the engines' headers (which travel inside the binary)
 // into a shared object, cached on disk, loaded, registered (build.cpp).
 #include <cstdint>
+#include <istream>
 #include <string>
 #include <string_view>
 
@@ -36,6 +37,9 @@ std::string show(const std::string& path);
 // it), with the registers, spills, stack and static shared memory that ptxas gave each, from the
 // compiler's log (`strata show FILE --cuda`). UsageError in a build without CUDA.
 std::string kernel_resources(const std::string& path);
+// Its table, from a model's compiler log (the CUDA parts' ptxas lines, under their "== the CUDA
+// engines, fp32" headings): one row per kernel and architecture, sorted; "" where it lists none.
+std::string kernel_table(std::istream& log);
 
 // $STRATA_CACHE_DIR, else $XDG_CACHE_HOME/strata, else ~/.cache/strata; compiled models go into its
 // kernels/ directory.
