@@ -151,25 +151,35 @@ if want mpi; then  # runs over MPI ranks (#19): the CPU backends', then CUDA's s
     grep -E "FAIL|passed" "$out/mpi-cuda-nccl.txt" | head -40
   fi
 fi
+# on N ROW ARGS...: `strata run ARGS` on N GPUs, as the scaling modes print it for perf-doc.py (N > 1:
+# under mpirun, the halos over NCCL before each pass, then overlapped; SCALING_MPI=1: over MPI first).
+on() {
+  local n=$1 row=$2 how; shift 2
+  if [ "$n" = 1 ]; then
+    echo "\$ strata run $*   # $row, 1 GPU" | tee -a "$out/bench.txt"
+    timeout 300 $build/strata run "$@" --backend cuda --quiet 2>&1 | grep -E "error|kernel|Time per step|GCells/s" | tee -a "$out/bench.txt" || true
+    return
+  fi
+  for how in ${SCALING_MPI:+"--halos mpi"} "--halos nccl --no-overlap" "--halos nccl"; do
+    echo "\$ mpirun -np $n strata run $* $how   # $row, $n GPUs" | tee -a "$out/bench.txt"
+    timeout 300 mpirun -np "$n" --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS \
+      $build/strata run "$@" --backend cuda $how --quiet < /dev/null 2>&1 \
+      | grep -E "error|ranks|Time per step|GCells/s|Per rank|Exposed|Halos sent" | tee -a "$out/bench.txt" || true
+  done
+}
 if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same strategy (the halos before each pass, then overlapped); the link; the peer (carry .peers)
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   mpi=(mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS)
   echo "\$ strata-peer" | tee -a "$out/bench.txt"
   $build/strata-peer | tee -a "$out/bench.txt" || true  # (one GPU: it says so)
-  scale() {  # ROW ONE_GPU_ARGS -- TWO_GPU_ARGS: the run on one GPU, then on two (over NCCL before each pass, then overlapped; SCALING_MPI=1: over MPI first)
+  scale() {  # ROW ONE_GPU_ARGS -- TWO_GPU_ARGS: the run on one GPU, then on two
     local row=$1; shift
-    local one=() two=()
+    local one=()
     while [ "$1" != -- ]; do one+=("$1"); shift; done
-    shift; two=("$@")
-    echo "\$ strata run ${one[*]}   # $row, 1 GPU" | tee -a "$out/bench.txt"
-    $build/strata run "${one[@]}" --backend cuda --quiet | grep -E "kernel|Time per step|GCells/s" | tee -a "$out/bench.txt" || true
-    local how
-    for how in ${SCALING_MPI:+"--halos mpi"} "--halos nccl --no-overlap" "--halos nccl"; do
-      echo "\$ mpirun -np 2 strata run ${two[*]} $how   # $row, 2 GPUs" | tee -a "$out/bench.txt"
-      timeout 300 "${mpi[@]}" $build/strata run "${two[@]}" --backend cuda $how --quiet 2>&1 \
-        | grep -E "error|ranks|Time per step|GCells/s|Per rank|Exposed|Halos sent" | tee -a "$out/bench.txt" || true
-    done
+    shift
+    on 1 "$row" "${one[@]}"
+    on 2 "$row" "$@"
   }
   # Runs of 1-2 s each, so that what a run pays once (starting, capturing its graph) weighs little.
   scale "weak heat3d 7pt fp32 (512^3 per GPU)" heat3d -n 512 --steps 8000 --precision fp32 -- heat3d -n 512 --nz 1024 --steps 8000 --precision fp32
@@ -189,20 +199,6 @@ if want scaling4; then  # #24 on nvidia-h200-x4 / -x8 (or h100): 1, 2, 4 and, on
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   echo "\$ strata-peer" | tee -a "$out/bench.txt"
   $build/strata-peer | tee -a "$out/bench.txt" || true
-  on() {  # N ROW ARGS...: the run on N GPUs (N > 1: the halos over NCCL before each pass, then overlapped)
-    local n=$1 row=$2 how; shift 2
-    if [ "$n" = 1 ]; then
-      echo "\$ strata run $*   # $row, 1 GPU" | tee -a "$out/bench.txt"
-      timeout 120 $build/strata run "$@" --backend cuda --quiet 2>&1 | grep -E "error|kernel|Time per step|GCells/s" | tee -a "$out/bench.txt" || true
-      return
-    fi
-    for how in "--halos nccl --no-overlap" "--halos nccl"; do
-      echo "\$ mpirun -np $n strata run $* $how   # $row, $n GPUs" | tee -a "$out/bench.txt"
-      timeout 120 mpirun -np "$n" --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS \
-        $build/strata run "$@" --backend cuda $how --quiet < /dev/null 2>&1 \
-        | grep -E "error|ranks|Time per step|GCells/s|Per rank|Exposed|Halos sent" | tee -a "$out/bench.txt" || true
-    done
-  }
   # Runs of 1-2 s each (the 2-GPU mode's steps), so that what a run pays once weighs little.
   h="weak heat3d 7pt fp32 (512^3 per GPU)"
   on 1 "$h" heat3d -n 512 --steps 8000 --precision fp32

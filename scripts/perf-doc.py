@@ -121,6 +121,25 @@ def best(r, prec, exclude=("temporal",)):
     return min(cands)
 
 
+def run_blocks(text):
+    """Each run a scaling mode printed: (command, row, GPUs, figures), the figures from the run's
+    report: ms/step, the exposed shares of the wall time (the rank that waited most, least), the
+    exposed seconds per step in µs, the busiest rank's halo MB per step."""
+    for block in re.split(r"^(?=\$ )", text, flags=re.M):
+        m = re.match(r"^\$ (.*?)   # (.*), (\d+) GPUs?$", block, re.M)
+        t = re.search(r"^Time per step \(ms\) +: ([\d.]+)", block, re.M)
+        if not m or not t:
+            continue
+        cmd = m.group(1)
+        e = re.search(r"^Exposed communication \(s\) +: (\S+) +\(([\d.]+)% .*?, ([\d.]+)% ", block, re.M)
+        steps = re.search(r"(?:--steps|-i) (\d+)", cmd)
+        h = re.search(r"^Halos sent per step \(MB\) +: ([\d.]+)", block, re.M)
+        yield cmd, m.group(2), int(m.group(3)), {
+            "ms": float(t.group(1)), "exposed": e.groups()[1:] if e else None,
+            "exposed_us": float(e.group(1)) / int(steps.group(1)) * 1e6 if e and steps else None,
+            "mb": float(h.group(1)) if h else None}
+
+
 def scaling(runs):
     """The latest `scaling` run with the overlap's A/B: per row, the one-GPU run and each two-GPU
     variant (`serial`: --no-overlap, `overlap`, `none`: -k), the link's bandwidth, the peer's lines."""
@@ -129,20 +148,9 @@ def scaling(runs):
         return None
     text = texts[-1]
     table = {}
-    for block in re.split(r"^(?=\$ )", text, flags=re.M):
-        m = re.match(r"^\$ (.*?)   # (.*), (1 GPU|2 GPUs)$", block, re.M)
-        t = re.search(r"^Time per step \(ms\) +: ([\d.]+)", block, re.M)
-        if not m or not t:
-            continue
-        cmd, row, gpus = m.groups()
-        variant = "one" if gpus == "1 GPU" else "serial" if "--no-overlap" in cmd else "overlap"
-        e = re.search(r"^Exposed communication \(s\) +: (\S+) +\(([\d.]+)% .*?, ([\d.]+)% ", block, re.M)
-        steps = re.search(r"(?:--steps|-i) (\d+)", cmd)
-        h = re.search(r"^Halos sent per step \(MB\) +: ([\d.]+)", block, re.M)
-        table.setdefault(row, {})[variant] = {"ms": float(t.group(1)), "exposed": e.groups()[1:] if e else None,
-                                              "exposed_us": float(e.group(1)) / int(steps.group(1)) * 1e6
-                                              if e and steps else None,
-                                              "mb": float(h.group(1)) if h else None}
+    for cmd, row, n, r in run_blocks(text):
+        if n <= 2:
+            table.setdefault(row, {})["one" if n == 1 else "serial" if "--no-overlap" in cmd else "overlap"] = r
     link = re.search(r"^GPU 0 -> GPU 1 +: ([\d.]+) GB/s", text, re.M)
     k = re.search(r"-k --halos nccl +# strong apf, 2 GPUs, no exchange\n(?:.*\n)*?Time per step \(ms\) +: ([\d.]+)", text)
     peer = {v: float(s) for v, s in re.findall(r"== (nccl_graphs np=2, residual norm every 1000 steps|nccl_graphs np=2)\n"
@@ -168,21 +176,10 @@ def scaling_n(runs):
     if not texts:
         return None
     text, table = texts[-1], {}
-    for block in re.split(r"^(?=\$ )", text, flags=re.M):
-        m = re.match(r"^\$ (.*?)   # (.*), (\d+) GPUs?$", block, re.M)
-        t = re.search(r"^Time per step \(ms\) +: ([\d.]+)", block, re.M)
-        if not m or not t:
-            continue
-        cmd, row, n = m.group(1), m.group(2), int(m.group(3))
+    for cmd, row, n, r in run_blocks(text):
         d, xy = re.search(r"--decomp (\S+)", cmd), re.search(r"-x (\d+) -y (\d+)", cmd)
         grid = d.group(1) if d else f"{xy.group(1)}x{xy.group(2)}" if xy else "1"
-        e = re.search(r"^Exposed communication \(s\) +: (\S+) +\(([\d.]+)% ", block, re.M)
-        steps = re.search(r"(?:--steps|-i) (\d+)", cmd)
-        h = re.search(r"^Halos sent per step \(MB\) +: ([\d.]+)", block, re.M)
-        r = {"ms": float(t.group(1)), "schedule": "" if n == 1 else "serial" if "--no-overlap" in cmd else "overlap",
-             "exposed_pct": float(e.group(2)) if e else None,
-             "exposed_us": float(e.group(1)) / int(steps.group(1)) * 1e6 if e and steps else None,
-             "mb": float(h.group(1)) if h else None}
+        r["schedule"] = "" if n == 1 else "serial" if "--no-overlap" in cmd else "overlap"
         cur = table.setdefault(row, {}).get((n, grid))
         if cur is None or r["ms"] < cur["ms"]:
             table[row][(n, grid)] = r
@@ -460,7 +457,7 @@ def main():
             fastest = min((v["ms"], g) for (n, g), v in r.items() if n == most)
             for (n, grid), v in sorted(r.items()):
                 vs = (f"{math.floor(one['ms'] / v['ms'] * 1000) / 10:.1f}%" if weak else ratio(one["ms"] / v["ms"]))
-                exp = (f"{v['exposed_pct']}% ({v['exposed_us']:.1f} µs)" if v["exposed_pct"] is not None else "-")
+                exp = (f"{v['exposed'][0]}% ({v['exposed_us']:.1f} µs)" if v["exposed"] else "-")
                 halo = f"{v['mb']} MB" if v["mb"] else "-"
                 rate = f"{v['mb'] / link * 1e3:.1f} µs" if v["mb"] and link else "-"
                 out.append(f"| {row} | {n} | {grid if n > 1 else '-'} {'(' + cut(grid) + ')' if n > 1 else ''} | "
