@@ -599,6 +599,57 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     fs::remove_all(cache);
 }
 
+#ifdef STRATA_HAVE_CUDA
+// A stencil file's kernels are NVRTC's: every kernel its engines' launch sites name is in the table
+// beside its shared object, with a symbol in a cubin there, and the loaded model's host side (the C++
+// compiler's alone) holds them. One file of each shape: the 3D radius-1 ladder with every temporal
+// depth and the TMA (heat7), the 2D ladder of a pointwise field and the mirror boundary (apf), of two
+// neighbourhood fields (Gray-Scott, periodic), radius 4 (wave8), cells only (variable-wave). No GPU
+// needed: the GPU tests launch them (StencilCuda).
+TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
+    const std::map<std::string, std::vector<std::string>> files = {
+        {"heat7.stencil", {"cached3d<", "temporal3d<", "tma3d<", "halo_copy<true, float, 1>", "halo_copy<false, double, 1>"}},
+        {"apf.stencil", {"rows2d<", "temporal2d<", "fill_ghost_layer<double>"}},
+        {"gray-scott.stencil", {"smem2d<", "temporal2d<", "halo_copy<true, float, 2>"}},
+        {"wave8.stencil", {"wave_planes<", "wave_async<", "wave_tma<", "point_features<float>"}},
+        {"variable-wave.stencil", {"naive3d<", "stream3d<"}}};
+    for (const auto& [file, families] : files) {
+        SCOPED_TRACE(file);
+        const ModelInfo& m = find_model(example(file));
+        const std::vector<std::string> names = stencil::launched_kernels(example(file));
+        // Every engine's kernels besides its strategies', in both precisions, and the families named.
+        std::vector<std::string> expected = families;
+        for (const char* t : {"float", "double"})
+            for (const std::string f : {"fill_interior", "pack_interior", "initial_state"}) expected.push_back(f + "<" + t);
+        expected.push_back("reduce_rows<strata::stencil::StencilObserver<");
+        expected.push_back("reduce_partials<");
+        for (const std::string& e : expected)
+            EXPECT_TRUE(std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.find("strata::cuda::" + e) == 0; }))
+                << e;
+        // The table: an image line per cubin (both precisions), a row per kernel.
+        const fs::path object = stencil::load_stats(m).object;
+        std::ifstream t(fs::path(object).replace_extension(".kernels"));
+        ASSERT_TRUE(t);
+        std::map<std::string, std::string> symbols;
+        int images = 0;
+        for (std::string l; std::getline(t, l);) {
+            if (l.rfind("# image ", 0) == 0) {
+                EXPECT_GT(fs::file_size(fs::path(object).replace_extension("." + std::to_string(images++) + ".cubin")), 1000u);
+                continue;
+            }
+            const std::size_t a = l.find(' '), b = l.find(' ', a + 1);
+            ASSERT_NE(b, std::string::npos) << l;
+            symbols[l.substr(b + 1)] = l.substr(a + 1, b - a - 1);
+        }
+        EXPECT_EQ(images, 2);
+        for (const std::string& n : names) {
+            ASSERT_TRUE(symbols.count(n)) << n;
+            EXPECT_EQ(symbols[n].rfind("_Z", 0), 0u) << n << " " << symbols[n];
+        }
+    }
+}
+#endif
+
 // Two runs that compile the same file into the same cache at once: both run, one object stays,
 // no temporary is left behind.
 TEST(StencilRun, ConcurrentFirstRunsShareTheCache) {

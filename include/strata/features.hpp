@@ -2,9 +2,12 @@
 // Point sources and receivers: a feature any model can put on one of its stencil fields (wave3d
 // puts them on p). After each step's update the sources add their wavelets at their cells, then
 // the receivers record the field there; the engines keep the recorded rows as the array "traces".
-#include <cstdint>
+// The points and the wavelet are the kernels' too (NVRTC's included); the rest is the host's.
+#ifndef __CUDACC_RTC__
 #include <vector>
+#endif
 
+#include "strata/core/cstdint.hpp"
 #include "strata/core/hd.hpp"
 
 namespace strata {
@@ -20,6 +23,7 @@ struct PointSource {
     double scale = 0;
 };
 
+#ifndef __CUDACC_RTC__
 struct PointFeatures {
     int field = -1;                   // the model's field index they act on; -1: the model has none
     std::vector<PointSource> sources;
@@ -35,6 +39,7 @@ struct PointFeatures {
 // Error unless `values` is a row of traces per recorded step up to `step`: the state a run
 // continues from.
 void check_traces(const PointFeatures& pf, std::int64_t step, std::size_t values);
+#endif
 
 // The Ricker wavelet of peak frequency f0, delayed by t0 = 1.5 / f0 so it starts at ~0.
 STRATA_HD double ricker(double t, double f0);

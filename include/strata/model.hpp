@@ -2,13 +2,18 @@
 // How a model describes its state to the engines: its fields and their roles, how its kernel
 // functor's `Fields` are made from the engine's buffers, and the per-cell values its report
 // reduces. Every backend reads a model through these; none knows a model by name.
+//
+// Kernels include it, NVRTC's too (a stencil file's kernels compiled at run time): what only the
+// host needs is left out there.
+#ifndef __CUDACC_RTC__
 #include <cmath>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+#endif
 
+#include "strata/core/cstdint.hpp"
 #include "strata/core/hd.hpp"
 
 namespace strata {
@@ -176,6 +181,7 @@ struct Reduced {
     }
 };
 
+#ifndef __CUDACC_RTC__
 // The named figures a model's report states about its current state (apf's Max norm and L2
 // norm, heat's error against the exact solution, wave's energy), in the model's order.
 class Observables {
@@ -189,5 +195,6 @@ public:
 private:
     std::vector<std::pair<std::string, double>> values_;
 };
+#endif
 
 }  // namespace strata

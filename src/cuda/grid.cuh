@@ -4,9 +4,11 @@
 // Rows are padded so that the first interior cell of every row sits on a 128-byte boundary:
 // a warp reading 32 consecutive interior cells touches whole cache lines. Kernel pointers point
 // at interior cell (0,0,0); ghost cells are at negative offsets.
-#include <cstdint>
-
-#include "strata/core/types.hpp"
+#ifdef STRATA_RTC_HOST
+#include "host_parse.hpp"
+#endif
+#include "strata/core/cstdint.hpp"
+#include "strata/core/extent.hpp"
 
 namespace strata::cuda {
 

@@ -2,13 +2,17 @@
 // A rank's halos on the GPU (domain.hpp): the cells to send packed into one buffer by a kernel,
 // sent while the neighbour's arrive (NCCL: device to device on the stream; MPI: staged through
 // pinned host memory), unpacked. Every field of the exchange travels in one message per direction.
+#ifndef __CUDACC_RTC__
 #include <algorithm>
-#include <cstdint>
 
 #include "device_buffer.hpp"
-#include "grid.cuh"
+#include "launch.hpp"
 #include "strata/domain.hpp"
 #include "strata/engine.hpp"
+#endif
+#include "grid.cuh"
+#include "strata/core/cstdint.hpp"
+#include "strata/core/window.hpp"
 
 namespace strata::cuda {
 
@@ -42,6 +46,8 @@ __global__ void halo_copy(const HaloFields<T, N> f, const DevGrid g, const HaloB
         }
     }
 }
+
+#ifndef __CUDACC_RTC__  // the host side: NVRTC compiles the kernels above alone
 
 template <class T, int N>
 class HaloStage {
@@ -118,8 +124,7 @@ private:
         const int tx = width >= 96 ? 128 : width >= 24 ? 32 : 8, ty = 256 / tx;
         const unsigned bx = unsigned((width + tx - 1) / tx);
         const unsigned by = unsigned(std::max(1, std::min((rows + ty - 1) / ty, int(2048 / bx))));
-        halo_copy<Pack><<<dim3(bx, by), dim3(tx, ty), 0, s>>>(f, g, b, flat);
-        STRATA_CUDA_CHECK_LAUNCH();
+        launch(STRATA_KERNEL(halo_copy, Pack, T, N), dim3(bx, by), dim3(tx, ty), 0, s, f, g, b, flat);
     }
     void reserve(std::size_t n) {
         if (n <= dev_out_.size()) return;
@@ -192,5 +197,7 @@ private:
     int next_ = 0;
     double exposed_ms_ = 0;
 };
+
+#endif  // __CUDACC_RTC__
 
 }  // namespace strata::cuda

@@ -3,12 +3,14 @@
 // observer computes per cell, max |v|, sum v and sum v^2, in double. Warp shuffles reduce inside
 // a warp, shared memory across the block's warps, each block writes one partial, and a single
 // block combines the partials: no atomics, and the same order on every run.
-#include <cuda_runtime.h>
-
+#ifndef __CUDACC_RTC__
 #include "check.hpp"
 #include "device_buffer.hpp"
-#include "grid.cuh"
+#include "launch.hpp"
 #include "strata/domain.hpp"
+#endif
+#include "grid.cuh"
+#include "strata/core/window.hpp"
 #include "strata/model.hpp"
 
 namespace strata::cuda {
@@ -93,6 +95,8 @@ __global__ void reduce_partials(const Partial<K>* partials, int n, Partial<K>* o
     if (threadIdx.x == 0) *out = acc;
 }
 
+#ifndef __CUDACC_RTC__  // the host side: NVRTC compiles the kernels above alone
+
 // Owns the partials buffer; one reduction at a time on the given stream.
 template <int K>
 class Reducer {
@@ -107,10 +111,8 @@ public:
         ReduceBox b{{0, 0, 0}, {g.nx, g.ny, g.nz}, {0, 0, 0}};
         if (w)
             for (int a = 0; a < 3; ++a) b.lo[a] = w->own_lo[a], b.n[a] = w->own_n[a], b.at[a] = w->offset[a];
-        reduce_rows<<<kBlocks, kThreads, 0, stream>>>(g, fields, obs, b, partials_.get());
-        STRATA_CUDA_CHECK_LAUNCH();
-        reduce_partials<<<1, 1024, 0, stream>>>(partials_.get(), kBlocks, partials_.get() + kBlocks);
-        STRATA_CUDA_CHECK_LAUNCH();
+        launch(STRATA_KERNEL(reduce_rows, Observer, T, N), kBlocks, kThreads, 0, stream, g, fields, obs, b, partials_.get());
+        launch(STRATA_KERNEL(reduce_partials, K), 1, 1024, 0, stream, partials_.get(), kBlocks, partials_.get() + kBlocks);
         Partial<K> r;
         STRATA_CUDA_CHECK(cudaMemcpyAsync(&r, partials_.get() + kBlocks, sizeof r, cudaMemcpyDeviceToHost, stream));
         STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -120,5 +122,7 @@ public:
 private:
     DeviceBuffer<Partial<K>> partials_;
 };
+
+#endif  // __CUDACC_RTC__
 
 }  // namespace strata::cuda

@@ -7,15 +7,17 @@
 // Ordering: the next pack waits (on the GPU, not the host) until the previous device-to-host
 // copy has read the staging buffer; a pinned buffer is reused only once its FieldCopy is gone,
 // and taking one blocks the host only while every buffer is still being written out.
+#ifndef __CUDACC_RTC__
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "device_buffer.hpp"
-#include "grid.cuh"
 #include "strata/engine.hpp"
 #include "strategies.cuh"
+#endif
+#include "grid.cuh"
 
 namespace strata::cuda {
 
@@ -26,6 +28,8 @@ __global__ void pack_interior(T* dst, const T* origin, const DevGrid g) {
     for (int r = blockIdx.y; r < g.ny * g.nz; r += gridDim.y)
         dst[std::int64_t(r) * g.nx + i] = origin[g.at(i, r % g.ny, r / g.ny)];
 }
+
+#ifndef __CUDACC_RTC__  // the host side: NVRTC compiles the kernels above alone
 
 template <class T>
 class SnapshotPool : public std::enable_shared_from_this<SnapshotPool<T>> {
@@ -41,9 +45,8 @@ public:
     std::unique_ptr<FieldCopy<T>> take(const T* origin, const DevGrid& g, cudaStream_t compute) {
         const int s = acquire();
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(compute, copied_.get()));  // staging_ is free again
-        pack_interior<<<dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)), 256, 0, compute>>>(
-            staging_.get(), origin, g);
-        STRATA_CUDA_CHECK_LAUNCH();
+        launch(STRATA_KERNEL(pack_interior, T), dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)), 256, 0, compute,
+               staging_.get(), origin, g);
         STRATA_CUDA_CHECK(cudaEventRecord(staged_.get(), compute));
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_.get(), staged_.get()));
         STRATA_CUDA_CHECK(cudaMemcpyAsync(slots_[s]->host.get(), staging_.get(), cells_ * sizeof(T),
@@ -103,5 +106,7 @@ private:
     std::mutex mutex_;
     std::condition_variable freed_;
 };
+
+#endif  // __CUDACC_RTC__
 
 }  // namespace strata::cuda

@@ -1,18 +1,19 @@
 #pragma once
 // The strategy table: every strategy that applies to a model, with its launch shape. Shapes are
 // template arguments of one kernel per strategy family, never copies of a kernel.
+// Under NVRTC only the kernels' headers are left.
+#include "strategies2d.cuh"
+#include "strategies3d.cuh"
+#include "temporal2d.cuh"
+#include "temporal3d.cuh"
+#ifndef __CUDACC_RTC__
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <string>
 #include <vector>
 
 #include "check.hpp"
-#include "strategies2d.cuh"
-#include "strategies3d.cuh"
+#include "launch.hpp"
 #include "strategy_names.hpp"
-#include "temporal2d.cuh"
-#include "temporal3d.cuh"
 
 namespace strata::cuda {
 
@@ -44,16 +45,6 @@ constexpr int kDefaultDepth2d = 4, kDefaultDepth3dStar = 4, kDefaultDepth3dBox =
 // fp32 1387 / 1606 / 1717 / 1792 / 1490 / 1002, fp64 673 / 817 / 783 / 795 / 729 / 467.
 constexpr int kLightFlops = 8, kDefaultDepth2dLight32 = 8, kDefaultDepth2dLight64 = 6;
 
-// Raises a kernel's dynamic shared-memory limit to `Bytes`, once: past 48 KB needs the opt-in.
-template <auto Kernel, std::size_t Bytes>
-void allow_dynamic_smem() {
-    static const bool done = [] {
-        STRATA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Bytes)));
-        return true;
-    }();
-    (void)done;
-}
-
 template <class Model>
 using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const DevGrid&, const LaunchKnobs&,
                           cudaStream_t);
@@ -80,71 +71,52 @@ struct Strategy {
     int default_depth = 1;
 };
 
-// How many blocks of Kernel, with `threads` threads and `smem` bytes of dynamic shared memory,
-// the current device holds at once (its occupancy asked once per device), at least one.
-template <auto Kernel>
-int resident_blocks(int threads, std::size_t smem) {
-    static std::array<std::atomic<int>, 64> resident{};  // by device ordinal; 0: not asked yet
-    int dev = 0;
-    STRATA_CUDA_CHECK(cudaGetDevice(&dev));
-    std::atomic<int>& n = resident[std::size_t(dev) % resident.size()];
-    if (n.load() == 0) {
-        int per_sm = 0, sms = 0;
-        STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, smem));
-        STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        n.store(std::max(1, per_sm * sms));
-    }
-    return n.load();
-}
 // Tile rows per block group (strata/core/block_order.hpp): as many rows of nbx tiles as the
 // device holds blocks at once, at least one.
-template <auto Kernel>
-int group_rows(unsigned nbx, int threads, std::size_t smem) {
-    return std::max(1, resident_blocks<Kernel>(threads, smem) / int(nbx));
+template <class Sig>
+int group_rows(KernelRef<Sig> k, unsigned nbx, int threads, std::size_t smem) {
+    return std::max(1, resident_blocks(k, threads, smem) / int(nbx));
 }
 
 template <class Model, int BX, int BY>
 void launch_naive2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                     cudaStream_t s) {
-    naive2d<Model, BX, BY><<<dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)), dim3(BX, BY), 0, s>>>(m, f, g);
-    STRATA_CUDA_CHECK_LAUNCH();
+    launch(STRATA_KERNEL(naive2d, Model, BX, BY), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)), dim3(BX, BY), 0,
+           s, m, f, g);
 }
 template <class Model, int BX, int BY>
 void launch_smem2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                    cudaStream_t s) {
-    smem2d<Model, BX, BY><<<dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)), dim3(BX, BY), 0, s>>>(m, f, g);
-    STRATA_CUDA_CHECK_LAUNCH();
+    launch(STRATA_KERNEL(smem2d, Model, BX, BY), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)), dim3(BX, BY), 0,
+           s, m, f, g);
 }
 template <class Model, int BX, int M>
 void launch_rows2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                    cudaStream_t s) {
     const int rows = k.chunk > 0 ? k.chunk : kDefaultRows2d;
-    rows2d<Model, BX, M><<<dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), rows)), BX, 0, s>>>(m, f, g, rows);
-    STRATA_CUDA_CHECK_LAUNCH();
+    launch(STRATA_KERNEL(rows2d, Model, BX, M), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), rows)), BX, 0, s, m, f,
+           g, rows);
 }
 template <class Model, int BX, int BY, int BZ>
 void launch_naive3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                     cudaStream_t s) {
-    naive3d<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)),
-                                 dim3(BX, BY, BZ), 0, s>>>(m, f, g);
-    STRATA_CUDA_CHECK_LAUNCH();
+    launch(STRATA_KERNEL(naive3d, Model, BX, BY, BZ),
+           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ), 0, s, m, f, g);
 }
 template <class Model, int BX, int BY, int BZ>
 void launch_smem3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                    cudaStream_t s) {
-    smem3d<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)),
-                                dim3(BX, BY, BZ), 0, s>>>(m, f, g);
-    STRATA_CUDA_CHECK_LAUNCH();
+    launch(STRATA_KERNEL(smem3d, Model, BX, BY, BZ),
+           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ), 0, s, m, f, g);
 }
 template <class Model, int BX, int BY, int M, int V, int D, int MinBlocks = 2>
 void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                      cudaStream_t s) {
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanes3d;
-    constexpr auto kernel = planes3d<Model, BX, BY, M, V, D, MinBlocks>;
+    const auto kernel = STRATA_KERNEL(planes3d, Model, BX, BY, M, V, D, MinBlocks);
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.span(g.nz), planes);
-    const int rows = group_rows<kernel>(nbx, BX * BY, 0);
-    kernel<<<nbx * nby * nbz, dim3(BX, BY), 0, s>>>(m, f, g, planes, rows);
-    STRATA_CUDA_CHECK_LAUNCH();
+    const int rows = group_rows(kernel, nbx, BX * BY, 0);
+    launch(kernel, nbx * nby * nbz, dim3(BX, BY), 0, s, m, f, g, planes, rows);
 }
 
 template <class Model, int BX, int BY, int ZC, int V>
@@ -152,10 +124,9 @@ void launch_cached3d(const Model& m, const typename Model::Fields& f, const DevG
                      cudaStream_t s) {
     const dim3 grid(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC));
     if (g.lo == 0 && g.end(g.nz) == g.nz)
-        cached3d<Model, BX, BY, ZC, V, true><<<grid, dim3(BX, BY), 0, s>>>(m, f, g);
+        launch(STRATA_KERNEL(cached3d, Model, BX, BY, ZC, V, true), grid, dim3(BX, BY), 0, s, m, f, g);
     else
-        cached3d<Model, BX, BY, ZC, V, false><<<grid, dim3(BX, BY), 0, s>>>(m, f, g);
-    STRATA_CUDA_CHECK_LAUNCH();
+        launch(STRATA_KERNEL(cached3d, Model, BX, BY, ZC, V, false), grid, dim3(BX, BY), 0, s, m, f, g);
 }
 
 template <class Model, int BX, int BY, int M, int V, int S>
@@ -165,11 +136,10 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     constexpr std::size_t smem = std::size_t(S) * Tile::CELLS * sizeof(typename Model::value_type);
     static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
-    constexpr auto kernel = async3d<Model, BX, BY, M, V, S>;
+    const auto kernel = STRATA_KERNEL(async3d, Model, BX, BY, M, V, S);
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.span(g.nz), planes);
-    const int rows = group_rows<kernel>(nbx, BX * BY, smem);
-    kernel<<<nbx * nby * nbz, dim3(BX, BY), smem, s>>>(m, f, g, planes, rows);
-    STRATA_CUDA_CHECK_LAUNCH();
+    const int rows = group_rows(kernel, nbx, BX * BY, smem);
+    launch(kernel, nbx * nby * nbz, dim3(BX, BY), smem, s, m, f, g, planes, rows);
 }
 
 template <class Model, int BX, int BY, int M, int V, int S, bool Ws>
@@ -183,12 +153,11 @@ void launch_tma3d(const Model& m, const typename Model::Fields& f, const DevGrid
     static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");
     const CUtensorMap& in = interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, int(sizeof(T)), Tile::TXP, Tile::TY);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
-    constexpr auto kernel = tma3d<Model, BX, BY, M, V, S, Ws>;
+    const auto kernel = STRATA_KERNEL(tma3d, Model, BX, BY, M, V, S, Ws);
     constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.span(g.nz), planes);
-    const int rows = group_rows<kernel>(nbx, BX * threads_y, smem);
-    kernel<<<nbx * nby * nbz, dim3(BX, threads_y), smem, s>>>(m, f, g, planes, rows, in);
-    STRATA_CUDA_CHECK_LAUNCH();
+    const int rows = group_rows(kernel, nbx, BX * threads_y, smem);
+    launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), smem, s, m, f, g, planes, rows, in);
 }
 
 template <class Model, int BX, int BY, int CY, int MinBlocks>
@@ -198,10 +167,9 @@ void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const t
     const int tiles_x = int(blocks_for(g.nx, Tile::out_w(depth)));
     const int tiles = tiles_x * int(blocks_for(g.span(g.ny), Tile::out_h(depth)));
     constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY>();
-    constexpr auto kernel = temporal2d<Model, BX, BY, CY, MinBlocks>;
-    allow_dynamic_smem<kernel, smem>();
-    kernel<<<tiles, dim3(BX, BY), smem, s>>>(m, rd, wr, g, depth, tiles_x);
-    STRATA_CUDA_CHECK_LAUNCH();
+    const auto kernel = STRATA_KERNEL(temporal2d, Model, BX, BY, CY, MinBlocks);
+    allow_dynamic_smem(kernel, smem);
+    launch(kernel, tiles, dim3(BX, BY), smem, s, m, rd, wr, g, depth, tiles_x);
 }
 template <class Model, int BX, int BY, int CY>
 double temporal2d_bytes(const DevGrid& g, int depth, const LaunchKnobs&) {
@@ -270,10 +238,10 @@ struct Temporal3dLaunch {
     using Tile = TemporalTile3d<T, BY>;
     static constexpr std::size_t smem = temporal3d_smem_bytes<T, BY, K, S>();
     static_assert(smem <= 227 * 1024, "more shared memory than a block may have (sm_90)");
-    static constexpr auto kernel = temporal3d<Model, BY, K, S, MinBlocks, Whole>;
+    static auto kernel() { return STRATA_KERNEL(temporal3d, Model, BY, K, S, MinBlocks, Whole); }
     static int planes(const DevGrid& g, const LaunchKnobs& k) {
-        allow_dynamic_smem<kernel, smem>();  // before the occupancy is asked
-        return temporal3d_planes(g, temporal3d_tiles<T, BY>(g, K), K, resident_blocks<kernel>(Tile::BX * BY, smem), k);
+        allow_dynamic_smem(kernel(), smem);  // before the occupancy is asked
+        return temporal3d_planes(g, temporal3d_tiles<T, BY>(g, K), K, resident_blocks(kernel(), Tile::BX * BY, smem), k);
     }
 };
 // Calls f(Temporal3dLaunch<...>{}) for the kernel that runs `depth` on g. In fp32, where the
@@ -300,13 +268,12 @@ void with_temporal3d(const DevGrid& g, int depth, F&& f) {
 template <class Model, int BY, int S, int MinBlocks, int... Ks>
 void launch_temporal3d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                        const DevGrid& g, int depth, const LaunchKnobs& k, cudaStream_t s) {
-    with_temporal3d<Model, BY, S, MinBlocks, Ks...>(g, depth, [&](auto launch) {
-        using L = decltype(launch);
+    with_temporal3d<Model, BY, S, MinBlocks, Ks...>(g, depth, [&](auto shape) {
+        using L = decltype(shape);
         const int planes = L::planes(g, k);
         const dim3 blocks(blocks_for(g.nx, L::Tile::out_w(depth)), blocks_for(g.ny, L::Tile::out_h(depth)),
                           blocks_for(g.span(g.nz), planes));
-        L::kernel<<<blocks, dim3(L::Tile::BX, BY), L::smem, s>>>(m, rd, wr, g, planes);
-        STRATA_CUDA_CHECK_LAUNCH();
+        launch(L::kernel(), blocks, dim3(L::Tile::BX, BY), L::smem, s, m, rd, wr, g, planes);
     });
 }
 template <class Model, int BY, int S, int MinBlocks, int... Ks>
@@ -412,12 +379,11 @@ void launch_stream3d(const Model& m, const typename Model::Fields& f, const DevG
     using T = typename Model::value_type;
     constexpr int R = Model::radius;
     constexpr std::size_t smem = std::size_t(2 * R + 1 + A) * (BX + 2 * R) * (BY + 2 * R) * hoods<Model>() * sizeof(T);
-    constexpr auto kernel = stream3d<Model, BX, BY, A>;
-    allow_dynamic_smem<kernel, smem>();
+    const auto kernel = STRATA_KERNEL(stream3d, Model, BX, BY, A);
+    allow_dynamic_smem(kernel, smem);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultStreamPlanes;
-    kernel<<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY), smem, s>>>(
-        m, f, g, planes);
-    STRATA_CUDA_CHECK_LAUNCH();
+    launch(kernel, dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY), smem,
+           s, m, f, g, planes);
 }
 
 // The strategies of a cells-only model (model.hpp): naive; smem where its tiles fit the static
@@ -440,3 +406,4 @@ std::vector<Strategy<Model>> cell_strategies() {
 }
 
 }  // namespace strata::cuda
+#endif  // __CUDACC_RTC__

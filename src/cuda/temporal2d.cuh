@@ -38,9 +38,6 @@
 //
 // A model of several neighbourhood fields (H = hoods<Model>(), Gray-Scott's u and v) keeps each
 // field's runs, shared rows and shuffles side by side: ev[h], H tiles per copy, nb(h, di, dj).
-#include <type_traits>
-
-#include "check.hpp"
 #include "grid.cuh"
 #include "strategies3d.cuh"
 
@@ -72,9 +69,10 @@ struct TemporalTile {
 template <int BX>
 inline constexpr bool kPairRows2d = BX < 32;
 
-// Whether a model has pointwise state (apf's R) that travels with its cells.
+// Whether a model has pointwise state (apf's R) that travels with its cells. (The compilers'
+// builtin rather than std::is_empty_v: NVRTC has no <type_traits>.)
 template <class Model>
-inline constexpr bool kHasPoint = !std::is_empty_v<typename Model::Point>;
+inline constexpr bool kHasPoint = !__is_empty(typename Model::Point);
 
 // The update of one cell in registers (value v of row j of each field's runs), with its pointwise
 // state if it has one. A model of several fields returns them all at once.

@@ -31,10 +31,6 @@
 // size of 0); later levels write 0. Barriers: one per plane for the ring, then one per level, so
 // that level l's newest plane is complete before level l+1 reads it. A level's buffer is
 // rewritten one plane later, K-1 barriers after its last reader (K = 1 uses no level buffer).
-#include <cstdint>
-#include <cstring>
-
-#include "check.hpp"
 #include "grid.cuh"
 #include "strata/core/plane_sums.hpp"
 #include "strategies3d.cuh"

@@ -23,11 +23,15 @@
 // Elements outside a tensor map's tensor (the grid's interior) are zero-filled by the hardware:
 // a model whose ghost layer is zero reads its halo at the faces without reading the ghost
 // sectors, and without branches. tests/test_tma_cuda.cu checks each pattern through a ring.
-#include <cuda_runtime.h>
-
-#include <cstdint>
-
+#ifdef __CUDACC_RTC__
+// NVRTC has no cuda.h: its CUtensorMap, 128 opaque bytes on 64, which the kernels take by value.
+typedef struct alignas(64) CUtensorMap_st {
+    unsigned long long opaque[16];
+} CUtensorMap;
+#else
 #include "tma.hpp"
+#endif
+#include "strata/core/cstdint.hpp"
 
 namespace strata::cuda {
 

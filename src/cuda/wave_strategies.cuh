@@ -2,16 +2,17 @@
 // The strategies of the radius-4 wave model (Wave3D), kernel templates over the model and the
 // launch shape, and their entries in the strategy table the engine picks from (strategies.cuh holds
 // the radius-1 strategies, whose tiles and queues are one cell deep).
+#ifndef __CUDACC_RTC__
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "check.hpp"
+#include "strategy_names.hpp"
+#endif
+#include "strategies.cuh"
 #include "grid.cuh"
 #include "strata/core/block_order.hpp"
-#include "strata/models/wave3d.hpp"
-#include "strategies.cuh"
-#include "strategy_names.hpp"
+#include "strata/core/cstdint.hpp"
 #include "tma.cuh"
 
 namespace strata::cuda {
@@ -385,6 +386,8 @@ __global__ void __launch_bounds__(BX*(BY + int(Ws)), 2)
     }
 }
 
+#ifndef __CUDACC_RTC__  // the host side: NVRTC compiles the kernels above alone
+
 // Planes per block for the wave's planes strategy: the queue is refilled with 2R+1 planes at the
 // start of every chunk, 7% of the p reads at 128 planes (and p is a quarter of the traffic).
 constexpr int kDefaultWavePlanes = 128;
@@ -392,9 +395,8 @@ constexpr int kDefaultWavePlanes = 128;
 template <class Model, int BX, int BY, int BZ>
 void launch_wave_naive(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                        cudaStream_t s) {
-    wave_naive<Model, BX, BY, BZ><<<dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)),
-                                    dim3(BX, BY, BZ), 0, s>>>(m, f, g);
-    STRATA_CUDA_CHECK_LAUNCH();
+    launch(STRATA_KERNEL(wave_naive, Model, BX, BY, BZ),
+           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ), 0, s, m, f, g);
 }
 // Planes per block for the async strategy. Measured at 512^3 (H100, --chunk, 5 repeats, ghosts
 // zero-filled, grouped block order): short chunks win although each refills 2R planes of its
@@ -408,13 +410,12 @@ void launch_wave_async(const Model& m, const typename Model::Fields& f, const De
     using T = typename Model::value_type;
     constexpr int V = 16 / sizeof(T);
     constexpr std::size_t smem = wave_async_smem_bytes<T, Model::radius, BX, BY, V, K>();
-    constexpr auto kernel = wave_async<Model, BX, BY, V, K>;
-    allow_dynamic_smem<kernel, smem>();
+    const auto kernel = STRATA_KERNEL(wave_async, Model, BX, BY, V, K);
+    allow_dynamic_smem(kernel, smem);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY), nbz = blocks_for(g.span(g.nz), planes);
-    const int rows = group_rows<kernel>(nbx, BX * BY, smem);
-    kernel<<<nbx * nby * nbz, dim3(BX, BY), smem, s>>>(m, f, g, planes, rows);
-    STRATA_CUDA_CHECK_LAUNCH();
+    const int rows = group_rows(kernel, nbx, BX * BY, smem);
+    launch(kernel, nbx * nby * nbz, dim3(BX, BY), smem, s, m, f, g, planes, rows);
 }
 template <class Model, int BX, int BY, int K, bool Ws>
 void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
@@ -423,8 +424,8 @@ void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevG
     constexpr int V = 16 / sizeof(T);
     using L = WaveTmaLayout<T, Model::radius, BX, BY, V, K>;
     require_tma();
-    constexpr auto kernel = wave_tma<Model, BX, BY, V, K, Ws>;
-    allow_dynamic_smem<kernel, L::bytes>();
+    const auto kernel = STRATA_KERNEL(wave_tma, Model, BX, BY, V, K, Ws);
+    allow_dynamic_smem(kernel, L::bytes);
     const int e = int(sizeof(T));
     const CUtensorMap& p_map = interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::TX, L::Tile::TY);
     const CUtensorMap& prev_map = interior_tensor_map(f.out, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
@@ -432,19 +433,17 @@ void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevG
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
     constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY), nbz = blocks_for(g.span(g.nz), planes);
-    const int rows = group_rows<kernel>(nbx, BX * threads_y, L::bytes);
-    kernel<<<nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s>>>(m, f, g, planes, rows, p_map, prev_map, vdt2_map);
-    STRATA_CUDA_CHECK_LAUNCH();
+    const int rows = group_rows(kernel, nbx, BX * threads_y, L::bytes);
+    launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map, prev_map, vdt2_map);
 }
 template <class Model, int BX, int BY, int MinBlocks>
 void launch_wave_planes(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                         cudaStream_t s) {
     constexpr int V = 16 / sizeof(typename Model::value_type);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWavePlanes;
-    wave_planes<Model, BX, BY, V, MinBlocks>
-        <<<dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY), 0, s>>>(
-            m, f, g, planes);
-    STRATA_CUDA_CHECK_LAUNCH();
+    launch(STRATA_KERNEL(wave_planes, Model, BX, BY, V, MinBlocks),
+           dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY), 0, s, m, f, g,
+           planes);
 }
 
 // The kernels of kStrategiesWave, entry by entry. 16 x 16 threads of 16-byte words: tiles of
@@ -465,5 +464,7 @@ std::vector<Strategy<Model>> wave_strategy_table() {
 #endif
     return out;
 }
+
+#endif  // __CUDACC_RTC__
 
 }  // namespace strata::cuda

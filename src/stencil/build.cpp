@@ -35,6 +35,7 @@
 
 #include "stencil/codegen.hpp"
 #include "stencil/model.hpp"
+#include "stencil/rtc.hpp"
 #include "strata/core/error.hpp"
 #include "strata/stencil.hpp"
 
@@ -129,20 +130,46 @@ fs::path headers_dir(const fs::path& kernels) {
     return dir;
 }
 
-// How a CUDA part's log begins in the model's (then "fp32" or "fp64").
+// How NVRTC's log of a precision's kernels begins in the model's (then "fp32" or "fp64").
 constexpr std::string_view kCudaPart = "the CUDA engines, ";
 
-// This build's compilers for the generated unit. With CUDA, three parts side by side (the
-// registration and CPU engines with the C++ compiler, the CUDA engines of each precision with nvcc:
-// ~40% less wall time than one nvcc of all), then one link; without, one C++ compile. $STRATA_NVCC
-// and $STRATA_CXX override the compilers.
+// The defines of this build's CUDA units (as the host compiler and NVRTC take them).
+std::vector<std::string> cuda_defines() {
+#ifdef STRATA_HAVE_CUDA
+    return {"-DSTRATA_HAVE_CUDA", "-DSTRATA_CUDA_ARCHS=\"" STRATA_CUDA_ARCHS "\"",
+#ifdef STRATA_CUDA_TMA
+            "-DSTRATA_CUDA_TMA"
+#endif
+    };
+#else
+    return {};
+#endif
+}
+
+// The GPU architectures the kernels are compiled for: CMAKE_CUDA_ARCHITECTURES' numbers (90 of
+// 90, 90-real, 90-virtual), or where it names none (native, all), the current device's.
+std::vector<int> cuda_archs() {
+    std::vector<int> archs;
+#ifdef STRATA_HAVE_CUDA
+    std::istringstream list(STRATA_CUDA_ARCHS);
+    for (std::string a; std::getline(list, a, ',');)
+        if (!a.empty() && std::isdigit(static_cast<unsigned char>(a[0]))) archs.push_back(std::stoi(a));
+    if (archs.empty()) archs.push_back(device_arch());
+#endif
+    return archs;
+}
+
+// This build's compilers for the generated unit: the C++ compiler, and in a CUDA build NVRTC for
+// the kernels. With CUDA, three parts side by side (the registration and CPU engines, the CUDA
+// engines' host side of each precision: their kernels are parsed, never compiled, there), one link,
+// then NVRTC compiles the kernels the shared object's launch sites name (cuda/launch.hpp), a program
+// per precision and architecture, side by side. Without, one C++ compile. $STRATA_CXX overrides the
+// C++ compiler.
 //
-// The CUDA parts compile their host code at -O1 (nvcc's -O is the host compiler's level only: the
-// device passes, cicc and ptxas, take the same options at any -O) and split the device passes over
-// the machine's cores (--split-compile=0). Their host code only sets up launches; the kernels'
-// machine code is byte for byte the same (every .text section of heat7's fp64 cubin compared).
-// Measured on the 16-core device machine, heat7.stencil's three parts at once: 11.8 / 10.5 s as
-// the built-in units are compiled (-O3), 10.3 / 9.7 s with -O1, 8.7 / 8.2 s with both (run 77).
+// The CUDA engines' host side only sets up launches: compiled at -O1 (measured with nvcc, whose
+// host compile it replaces: 11.8 / 10.5 s at -O3 against 10.3 / 9.7 s at -O1 for heat7.stencil's
+// three parts, run 77). (-Wno-psabi: GCC's note that a tensor map, passed by value to a launch, is
+// passed as GCC 4.6 began to: nothing to do with NVRTC's kernels.)
 struct Compiler {
     bool cuda = false;
     // With the include directory as @INCLUDE@, the source as @IN@; part i writes @OUT@.i.o, the
@@ -152,55 +179,43 @@ struct Compiler {
     };
     std::vector<Part> parts;
     std::string link;
+    std::string nvrtc;  // NVRTC's version and options (@INCLUDE@ for the headers' directory)
+    std::vector<int> archs;
     std::string text() const {
         std::string t;
         for (const Part& p : parts) t += p.command + "\n//   ";
-        return t + link;
+        return t + link + (nvrtc.empty() ? "" : "\n//   " + nvrtc);
     }
 };
 Compiler compiler() {
     Compiler c;
     const std::string cxx = env("STRATA_CXX").empty() ? STRATA_STENCIL_CXX : env("STRATA_CXX");
     const std::string common = " -std=c++20 -DNDEBUG -DSTRATA_VERSION='\"" STRATA_VERSION "\"' -I@INCLUDE@";
-    const std::string host = " -O3 -fPIC -fopenmp -fvisibility=hidden -ffp-contract=off";
+    const std::string host = " -fPIC -fopenmp -fvisibility=hidden -ffp-contract=off";
 #ifdef STRATA_HAVE_CUDA
     c.cuda = true;
-    const std::string nvcc = env("STRATA_NVCC").empty() ? STRATA_STENCIL_NVCC : env("STRATA_NVCC");
-    const std::string defs = " -DSTRATA_HAVE_CUDA -DSTRATA_CUDA_ARCHS='\"" STRATA_CUDA_ARCHS "\"'"
-#ifdef STRATA_CUDA_TMA
-                             " -DSTRATA_CUDA_TMA"
-#endif
-        ;
-    // CMAKE_CUDA_ARCHITECTURES as nvcc takes it: 90, 90-real, 90-virtual, native, all, all-major.
-    std::string archs;
-    std::istringstream list(STRATA_CUDA_ARCHS);
-    for (std::string a; std::getline(list, a, ',');) {
-        if (a == "native" || a == "all" || a == "all-major") {
-            archs += " -arch=" + a;
-            continue;
-        }
-        const std::size_t dash = a.find('-');
-        const std::string n = a.substr(0, dash), kind = dash == std::string::npos ? "" : a.substr(dash + 1);
-        archs += " --generate-code=arch=compute_" + n + ",code=" +
-                 (kind == "real" ? "sm_" + n : kind == "virtual" ? "compute_" + n : "sm_" + n);
-    }
-    c.parts.push_back({quoted(cxx) + common + defs + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o",
+    std::string defs, cuda_includes;  // (the toolkit's headers: cuda_runtime.h)
+    for (const std::string& d : cuda_defines()) defs += " " + (d.find('"') == std::string::npos ? d : quoted(d));
+    std::istringstream dirs(STRATA_STENCIL_CUDA_INCLUDE);
+    for (std::string d; std::getline(dirs, d, ':');) cuda_includes += " -I" + quoted(std::as_const(d));
+    c.parts.push_back({quoted(cxx) + common + defs + " -O3" + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o",
                        "the registration and the CPU engines"});
-    // --resource-usage: ptxas's registers, spills and shared memory of every kernel, in the log, for
-    // `strata show FILE --cuda` (kernel_resources()).
-    for (const char* part : {"F32", "F64"}) {
-        c.parts.push_back({quoted(nvcc) + " -ccbin " + quoted(cxx) + common + defs + " -DSTRATA_STENCIL_CUDA_" + part +
-                               " -O1 --split-compile=0 --resource-usage --expt-relaxed-constexpr" + archs +
-                               " -Xcompiler=-fPIC,-fvisibility=hidden,-ffp-contract=off -x cu -c @IN@ -o @OUT@." +
+    for (const char* part : {"F32", "F64"})
+        c.parts.push_back({quoted(cxx) + common + defs + cuda_includes +
+                               " -DSTRATA_RTC_HOST -DSTRATA_STENCIL_CUDA_" + part + " -O1" + host +
+                               " -Wno-psabi -x c++ -c @IN@ -o @OUT@." +
                                (part[1] == '3' ? "1" : "2") + ".o",
-                           std::string(kCudaPart) + (part[1] == '3' ? "fp32" : "fp64")});
-    }
-    // -cudart shared: the program's CUDA runtime (libcudart.so, loaded already), not a second,
-    // static one (kernels registered with one runtime cannot be launched through another).
-    c.link = quoted(nvcc) + " -ccbin " + quoted(cxx) +
-             " -shared -cudart shared -Xcompiler=-fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o -o @OUT@";
+                           std::string("the host side of the CUDA engines, ") + (part[1] == '3' ? "fp32" : "fp64")});
+    // The program's CUDA runtime (libcudart.so, loaded already): kernels are launched through it.
+    c.link = quoted(cxx) + " -shared -fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o -L" + quoted(STRATA_STENCIL_CUDA_LIB) +
+             " -lcudart -o @OUT@";
+    c.archs = cuda_archs();
+    c.nvrtc = "NVRTC " + rtc_version() + " (sm_";
+    for (std::size_t i = 0; i < c.archs.size(); ++i) c.nvrtc += (i ? ", sm_" : "") + std::to_string(c.archs[i]);
+    c.nvrtc += "):";
+    for (const std::string& o : rtc_options("@INCLUDE@", cuda_defines(), c.archs.front())) c.nvrtc += " " + o;
 #else
-    c.link = quoted(cxx) + common + host + " -DSTRATA_STENCIL_MAIN -shared -x c++ @IN@ -o @OUT@";
+    c.link = quoted(cxx) + common + " -O3" + host + " -DSTRATA_STENCIL_MAIN -shared -x c++ @IN@ -o @OUT@";
 #endif
     return c;
 }
@@ -235,6 +250,7 @@ using Entry = const ModelInfo* (*)(const Spec*, const char*);
 std::mutex g_mutex;
 std::map<std::string, const ModelInfo*> g_loaded;  // by canonical path and the text's hash
 std::map<const ModelInfo*, LoadStats> g_stats;
+std::map<const ModelInfo*, void*> g_handles;  // the shared objects, by model
 
 struct Unit {
     Spec spec;
@@ -354,6 +370,89 @@ CacheUsage clear_cache() {
 }
 
 namespace {
+// Beside a model's shared object: NVRTC's cubins (KEY.N.cubin) and their table (KEY.kernels): a line
+// "# image N sm_ARCH PRECISION" per cubin, then a line "N SYMBOL NAME" per kernel (cuda/launch.hpp
+// reads them).
+fs::path kernel_table_path(const fs::path& object) { return fs::path(object).replace_extension(".kernels"); }
+fs::path kernel_image_path(const fs::path& object, std::size_t n) {
+    return fs::path(object).replace_extension("." + std::to_string(n) + ".cubin");
+}
+
+#ifdef STRATA_HAVE_CUDA
+// NVRTC's compile of the kernels the shared object `so` (not yet in place) launches: a program per
+// precision and architecture, side by side (a kernel is fp64's when a template argument names
+// double). Each program's log, under its heading, into `logs`; the cubins and their table written
+// beside the object. False when a program does not compile.
+bool compile_kernels(const Unit& u, void* so, const fs::path& include, std::vector<std::pair<std::string, std::string>>& logs) {
+    using Names = const std::vector<std::string>* (*)();
+    const auto names = reinterpret_cast<Names>(dlsym(so, kKernelNames));
+    if (!names) throw Error(std::string("the compiled model does not list its kernels (") + kKernelNames + ")");
+    std::vector<std::string> by_precision[2];
+    for (const std::string& n : *names()) by_precision[n.find("double") != std::string::npos].push_back(n);
+    struct Job {
+        int arch, precision;
+        std::future<RtcKernels> result;
+    };
+    std::vector<Job> jobs;
+    for (int arch : u.cc.archs)
+        for (int p : {0, 1})
+            jobs.push_back({arch, p, std::async(std::launch::async, [&, arch, p] {
+                                return rtc_compile(u.source, by_precision[p], include.string(), cuda_defines(), arch);
+                            })});
+    bool ok = true;
+    std::string table;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const RtcKernels k = jobs[i].result.get();
+        const std::string precision = jobs[i].precision ? "fp64" : "fp32";
+        char took[96];
+        std::snprintf(took, sizeof took, "NVRTC: %zu kernels for sm_%d in %.2f s\n", k.lowered.size(), jobs[i].arch,
+                      k.seconds);
+        logs.emplace_back(std::string(kCudaPart) + precision, took + k.log);
+        if (!k.ok) {
+            ok = false;
+            continue;
+        }
+        write_file(kernel_image_path(u.object, i), k.cubin);
+        table += "# image " + std::to_string(i) + " sm_" + std::to_string(jobs[i].arch) + " " + precision + "\n";
+        for (const auto& [name, symbol] : k.lowered) table += std::to_string(i) + " " + symbol + " " + name + "\n";
+    }
+    if (ok) write_file(kernel_table_path(u.object), table);
+    return ok;
+}
+
+// Hands the shared object `so` the cubins of its kernels, those of the GPU's architecture (asked
+// only where the build names several). False when the table or a cubin is missing or unreadable.
+bool hand_kernels(void* so, const fs::path& object, const std::vector<int>& archs) {
+    using Setter = void (*)(int, const char* const*, const std::size_t*, const char*);
+    const auto set = reinterpret_cast<Setter>(dlsym(so, kKernelSetter));
+    std::ifstream t(kernel_table_path(object), std::ios::binary);
+    if (!set || !t) return false;
+    const std::string table((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
+    const int arch = archs.size() > 1 ? device_arch() : archs.front();
+    std::vector<std::string> images;
+    std::istringstream lines(table);
+    for (std::string l; std::getline(lines, l);) {
+        std::istringstream w(l);
+        std::string hash, image, sm;
+        std::size_t n = 0;
+        if (!(w >> hash >> image >> n >> sm) || hash != "#" || image != "image") continue;
+        if (n != images.size()) return false;
+        images.emplace_back();
+        if (sm != "sm_" + std::to_string(arch)) continue;  // another architecture's: not loaded
+        std::ifstream f(kernel_image_path(object, n), std::ios::binary);
+        if (!f) return false;
+        images.back().assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+        if (images.back().empty()) return false;
+    }
+    if (images.empty()) return false;
+    std::vector<const char*> data;
+    std::vector<std::size_t> bytes;
+    for (const std::string& i : images) data.push_back(i.data()), bytes.push_back(i.size());
+    set(int(images.size()), data.data(), bytes.data(), table.c_str());
+    return true;
+}
+#endif
+
 const ModelInfo& load_here(const std::string& path) {
     const std::lock_guard lock(g_mutex);
     const auto start = std::chrono::steady_clock::now();
@@ -369,9 +468,13 @@ const ModelInfo& load_here(const std::string& path) {
     bool compiled = false;
     if (fs::exists(u.object)) {
         handle = dlopen(u.object.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!handle || !dlsym(handle, kEntryPoint)) {
-            std::cerr << "strata: warning: the cached model " << u.object.string() << " does not load ("
-                      << (handle ? "no entry point" : dlerror()) << "): compiling it again\n";
+        const char* broken = !handle ? dlerror() : !dlsym(handle, kEntryPoint) ? "no entry point" : nullptr;
+#ifdef STRATA_HAVE_CUDA
+        if (!broken && !hand_kernels(handle, u.object, u.cc.archs)) broken = "its NVRTC kernels are missing";
+#endif
+        if (broken) {
+            std::cerr << "strata: warning: the cached model " << u.object.string() << " does not load (" << broken
+                      << "): compiling it again\n";
             if (handle) dlclose(handle);
             handle = nullptr;
             fs::remove(u.object);
@@ -380,7 +483,7 @@ const ModelInfo& load_here(const std::string& path) {
     if (!handle) {
         const fs::path include = headers_dir(u.kernels);
         const std::string stem = u.object.stem().string();
-        const fs::path source = u.kernels / (stem + (u.cc.cuda ? ".cu" : ".cpp"));
+        const fs::path source = u.kernels / (stem + ".cpp");
         const fs::path log = u.kernels / (stem + ".log");
         const fs::path tmp = u.object.string() + temporary_suffix();
         write_file(source, u.source);
@@ -390,7 +493,7 @@ const ModelInfo& load_here(const std::string& path) {
             cmd = substitute(cmd, "@OUT@", quoted(tmp.string()));
             return cmd + " > " + quoted(log.string()) + " 2>&1";
         };
-        std::cerr << "strata: compiling " << path << " (" << (u.cc.cuda ? "nvcc" : "c++")
+        std::cerr << "strata: compiling " << path << " (" << (u.cc.cuda ? "c++ and NVRTC" : "c++")
                   << ", once: the cache keeps it)...\n";
         auto part_log = [&](std::size_t i) {  // the link's is the last; this process's own (tmp's name)
             std::string name = tmp.string();
@@ -407,6 +510,19 @@ const ModelInfo& load_here(const std::string& path) {
         bool ok = true;
         for (auto& p : parts) ok = p.get() == 0 && ok;
         if (ok) ok = std::system(command(u.cc.link, part_log(u.cc.parts.size())).c_str()) == 0 && fs::exists(tmp);
+        // The kernels: NVRTC compiles those the shared object's launch sites name (loaded from its
+        // temporary name: in place only once they are), and hands them over.
+        std::vector<std::pair<std::string, std::string>> kernel_logs;
+#ifdef STRATA_HAVE_CUDA
+        if (ok) {
+            handle = dlopen(tmp.c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (!handle) {
+                fs::remove(tmp);
+                throw Error(std::string("loading the model compiled from ") + path + " failed: " + dlerror());
+            }
+            ok = compile_kernels(u, handle, include, kernel_logs) && hand_kernels(handle, u.object, u.cc.archs);
+        }
+#endif
         {  // one log: the parts' in order, each under its name, then the link's (written whole, then renamed)
             const fs::path whole = tmp.string() + ".log";
             std::ofstream all(whole, std::ios::binary | std::ios::trunc);
@@ -419,16 +535,17 @@ const ModelInfo& load_here(const std::string& path) {
                 if (in && in.peek() != std::ifstream::traits_type::eof()) all << in.rdbuf();
                 fs::remove(part);
             }
+            for (const auto& [heading, text] : kernel_logs) all << "== " << heading << "\n" << text << (text.empty() ? "" : "\n");
         }
         fs::rename(tmp.string() + ".log", log);
         for (std::size_t i = 0; i < u.cc.parts.size(); ++i) fs::remove(tmp.string() + "." + std::to_string(i) + ".o");
         if (!ok) {
-            fs::remove(tmp);
+            fs::remove(tmp);  // (a handle open on it stays valid; its model is never registered)
             throw Error("compiling the model generated from " + path + " failed: " + first_error(log) +
                         " (the generated source: " + source.string() + ", the compiler's log: " + log.string() + ")");
         }
         fs::rename(tmp, u.object);
-        handle = dlopen(u.object.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) handle = dlopen(u.object.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!handle)
             throw Error(std::string("loading the model compiled from ") + path + " failed: " + dlerror() +
                         " (the program must export the library's symbols: linked with -rdynamic, as the CMake "
@@ -440,6 +557,7 @@ const ModelInfo& load_here(const std::string& path) {
     const ModelInfo* info = entry(&u.spec, model_name(path, u.spec).c_str());
     register_model(info);
     g_loaded[id] = info;
+    g_handles[info] = handle;
     g_stats[info] = {compiled, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                      u.object.string()};
     return *info;
@@ -571,6 +689,17 @@ std::string kernel_table(std::istream& log) {
     }
     return out.str();
 }
+
+#ifdef STRATA_HAVE_CUDA
+std::vector<std::string> launched_kernels(const std::string& path) {
+    const ModelInfo& m = load_model(path);
+    const std::lock_guard lock(g_mutex);
+    using Names = const std::vector<std::string>* (*)();
+    const auto names = reinterpret_cast<Names>(dlsym(g_handles.at(&m), kKernelNames));
+    if (!names) throw Error("the model compiled from " + path + " does not list its kernels (" + kKernelNames + ")");
+    return *names();
+}
+#endif
 
 std::string kernel_resources(const std::string& path) {
 #ifndef STRATA_HAVE_CUDA

@@ -6,6 +6,7 @@
 #include <istream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "strata/problem.hpp"
 
@@ -40,6 +41,13 @@ std::string kernel_resources(const std::string& path);
 // Its table, from a model's compiler log (the CUDA parts' ptxas lines, under their "== the CUDA
 // engines, fp32" headings): one row per kernel and architecture, sorted; "" where it lists none.
 std::string kernel_table(std::istream& log);
+
+#ifdef STRATA_HAVE_CUDA
+// The name expressions of the kernels the engines of the stencil file at `path` launch (loading it
+// first): what NVRTC compiled for them, listed with their symbols in the table beside the model's
+// shared object (OBJECT.kernels, its cubins OBJECT.N.cubin).
+std::vector<std::string> launched_kernels(const std::string& path);
+#endif
 
 // $STRATA_CACHE_DIR, else $XDG_CACHE_HOME/strata, else ~/.cache/strata; compiled models go into its
 // kernels/ directory.

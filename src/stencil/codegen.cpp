@@ -489,9 +489,12 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     for (std::string line; std::getline(text, line);) o << "//   " << line << "\n";
     // Compiled in parts side by side (build.cpp): the registration and the CPU engines
     // (STRATA_STENCIL_MAIN), the CUDA engines of each precision (STRATA_STENCIL_CUDA_F32, _F64).
-    o << "\n#include \"core/register.hpp\"\n#include \"stencil/model.hpp\"\n#include \"strata/core/plane_sums.hpp\"\n"
+    // NVRTC compiles the kernel functor and the initial state alone (stencil/rtc.cpp): the rest is
+    // the host's.
+    o << "\n#include \"stencil/kernel.hpp\"\n#include \"strata/core/plane_sums.hpp\"\n#ifndef __CUDACC_RTC__\n"
+      << "#include \"core/register.hpp\"\n#include \"stencil/model.hpp\"\n"
       << "#if defined(STRATA_STENCIL_CUDA_F32) || defined(STRATA_STENCIL_CUDA_F64)\n"
-      << "#include \"cuda/engine.cuh\"\n#endif\n\nnamespace strata::stencil::" << symbol << " {\n\n";
+      << "#include \"cuda/engine.cuh\"\n#endif\n#endif\n\nnamespace strata::stencil::" << symbol << " {\n\n";
 
     // The kernel functor.
     o << "template <class T>\nstruct Kernel {\n"
@@ -598,8 +601,18 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     }
     o << "};\n\n";
 
+    o << "// The initial state: x, y, z in [0, 1], the cell's centre.\nstruct Initial {\n    double p[" << spec.params.size() + 1
+      << "];\n    int nx, ny, nz;\n"
+      << "    STRATA_HD double operator()(int f, int i, int j, int k) const {\n"
+      << "        const double x = (i + 0.5) / nx, y = (j + 0.5) / ny, z = (k + 0.5) / nz;\n"
+      << "        (void)x, (void)y, (void)z, (void)p;\n";
+    for (const FieldDef& f : spec.fields)
+        if (f.file.empty()) o << "        if (f == " << l.index(f.name) << ") return " << initial(*f.initial) << ";\n";
+    o << "        return 0;\n    }\n};\n\n";
+
     // The Problem: fields, initial values, reductions, registration.
-    o << "inline std::shared_ptr<const Spec> g_spec;\ninline std::string g_name;\ninline ModelInfo g_info;\n\n"
+    o << "#ifndef __CUDACC_RTC__\n"
+      << "inline std::shared_ptr<const Spec> g_spec;\ninline std::string g_name;\ninline ModelInfo g_info;\n\n"
       << "class Model final : public StencilProblem {\npublic:\n"
       << "    static constexpr FieldDecl fields[] = {";
     for (int h = 0; h < H; ++h) o << (h ? ", " : "") << "{\"" << l.hoods[std::size_t(h)]->name << "\", FieldRole::stencil, 0, 1}";
@@ -625,14 +638,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
             o << "        out.emplace_back(\"" << f.name << "\", field_values<T>(\"" << f.name << "\", initial(), "
               << l.index(f.name) << "));\n";
     o << "        return out;\n    }\n\n";
-    o << "    // x, y, z in [0, 1]: the cell's centre.\n    struct Initial {\n        double p[" << spec.params.size() + 1
-      << "];\n        int nx, ny, nz;\n"
-      << "        STRATA_HD double operator()(int f, int i, int j, int k) const {\n"
-      << "            const double x = (i + 0.5) / nx, y = (j + 0.5) / ny, z = (k + 0.5) / nz;\n"
-      << "            (void)x, (void)y, (void)z, (void)p;\n";
-    for (const FieldDef& f : spec.fields)
-        if (f.file.empty()) o << "            if (f == " << l.index(f.name) << ") return " << initial(*f.initial) << ";\n";
-    o << "            return 0;\n        }\n    };\n"
+    o << "    using Initial = " << symbol << "::Initial;\n"
       << "    Initial initial() const {\n        Initial in{};\n"
       << "        for (std::size_t i = 0; i < param_values().size(); ++i) in.p[i] = param_values()[i];\n"
       << "        in.nx = extent().nx;\n        in.ny = extent().ny;\n        in.nz = extent().nz;\n        return in;\n    }\n\n";
@@ -652,7 +658,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "        return std::make_unique<Model>(g_spec, &g_info, stencil_setup(*g_spec, g_info, params));\n    }\n"
       << "    static std::unique_ptr<Problem> box(const Params& params, int nx, int ny, int nz) {\n"
       << "        return std::make_unique<Model>(g_spec, &g_info, stencil_box(*g_spec, g_info, params, nx, ny, nz));\n"
-      << "    }\n};\n\n}  // namespace strata::stencil::" << symbol << "\n\n";
+      << "    }\n};\n#endif  // __CUDACC_RTC__\n\n}  // namespace strata::stencil::" << symbol << "\n\n";
 
     for (const char* t : {"float", "double"})
         o << "#ifdef STRATA_STENCIL_CUDA_" << (t[0] == 'f' ? "F32" : "F64") << "\nnamespace strata::cuda {\n"
@@ -661,6 +667,14 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
           << "template int engine_depth<stencil::" << symbol << "::Model, " << t << ">(const stencil::" << symbol
           << "::Model&, const EngineOptions&, std::int64_t);\n"
           << "}  // namespace strata::cuda\n#endif\n";
+    o << "#ifdef STRATA_STENCIL_CUDA_F32\n"
+      << "// The kernels both precisions' engines launch (one list in the shared object), and where the\n"
+      << "// loader hands over NVRTC's compile of them (build.cpp).\n"
+      << "extern \"C\" __attribute__((visibility(\"default\"))) const std::vector<std::string>* " << kKernelNames
+      << "() {\n    return &strata::cuda::kernel_names();\n}\n"
+      << "extern \"C\" __attribute__((visibility(\"default\"))) void " << kKernelSetter
+      << "(int images, const char* const* cubin, const std::size_t* bytes, const char* table) {\n"
+      << "    strata::cuda::set_rtc_kernels(images, cubin, bytes, table);\n}\n#endif\n";
     o << "\n#ifdef STRATA_STENCIL_MAIN\n";
 
     o << "// The registry's entry (build.cpp): the model under `name`, for the file as parsed.\n"

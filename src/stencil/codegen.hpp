@@ -15,5 +15,11 @@ std::string generate_model(const Spec& spec, const std::string& symbol);
 
 // The name of the entry point each generated unit exports.
 inline constexpr const char* kEntryPoint = "strata_stencil_model";
+// And in a CUDA build, the name expressions of the kernels its engines launch (cuda/launch.hpp's
+// kernel_names(): `const std::vector<std::string>* ()`), what NVRTC compiles (rtc.hpp), and where
+// the loader hands it NVRTC's cubins (set_rtc_kernels: `void (int, const char* const*, const
+// std::size_t*, const char*)`).
+inline constexpr const char* kKernelNames = "strata_stencil_kernel_names";
+inline constexpr const char* kKernelSetter = "strata_stencil_set_kernels";
 
 }  // namespace strata::stencil

@@ -1,7 +1,8 @@
 #pragma once
-#include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "strata/core/extent.hpp"
 
 namespace strata {
 
@@ -16,24 +17,5 @@ Backend parse_backend(std::string_view s);      // throws UsageError
 template <class T> constexpr Precision precision_of();
 template <> constexpr Precision precision_of<float>() { return Precision::fp32; }
 template <> constexpr Precision precision_of<double>() { return Precision::fp64; }
-
-// Extents of a field: nx*ny*nz interior cells surrounded by `ghost` layers on every side
-// (nz == 1 and no ghost layers along z for 2D fields). Row-major: x is the fastest index.
-struct Extent {
-    int nx = 0, ny = 0, nz = 1;
-    int ghost = 1;
-    int dims = 2;
-
-    std::int64_t px() const { return nx + 2 * ghost; }
-    std::int64_t py() const { return ny + 2 * ghost; }
-    std::int64_t pz() const { return dims == 3 ? nz + 2 * ghost : 1; }
-    std::int64_t padded_cells() const { return px() * py() * pz(); }
-    std::int64_t cells() const { return std::int64_t(nx) * ny * nz; }
-    // Index of interior cell (i, j, k), each counted from 0 at the first interior cell.
-    std::int64_t index(std::int64_t i, std::int64_t j, std::int64_t k = 0) const {
-        const std::int64_t g = ghost, gz = dims == 3 ? ghost : 0;
-        return ((k + gz) * py() + (j + g)) * px() + (i + g);
-    }
-};
 
 }  // namespace strata
