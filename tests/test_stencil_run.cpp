@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "stencil/build.hpp"
+#include "stencil/rtc.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 #include "strata/models/aliev_panfilov.hpp"
@@ -586,7 +587,7 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     // A compiler that fails: one line naming the generated source (kept) and the log.
     const Cli broken = cli(cache, "run '" + example("jacobi.stencil") + "' -n 16 --steps 1");
     ASSERT_EQ(broken.rc, 0) << broken.err;  // (jacobi compiles)
-    const std::string cc = "STRATA_CXX=/nonexistent/c++ STRATA_NVCC=/nonexistent/nvcc ";
+    const std::string cc = "STRATA_CXX=/nonexistent/c++ ";
     const Cli failed = cli(cache, "run '" + example("barkley.stencil") + "' -n 16 --steps 1", cc);
     EXPECT_EQ(failed.rc, 1);
     EXPECT_NE(failed.err.find("compiling the model generated from"), std::string::npos) << failed.err;
@@ -647,6 +648,19 @@ TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
             EXPECT_EQ(symbols[n].rfind("_Z", 0), 0u) << n << " " << symbols[n];
         }
     }
+}
+#endif
+
+#ifdef STRATA_HAVE_CUDA
+// An error in NVRTC's compile names the generated file's line, as the C++ compiler's do (the
+// kernels' headers come first in NVRTC's program). Nothing a stencil file can say fails there and
+// not in the C++ compile, so the source here is one that fails.
+TEST(StencilRun, NvrtcErrorsNameTheGeneratedLine) {
+    const std::string source = "namespace generated {\nint f() { return undeclared_name; }\n}\n";
+    const stencil::RtcKernels k =
+        stencil::rtc_compile(source, {}, stencil::headers_directory(), {}, 90, "/tmp/my model.cpp");
+    EXPECT_FALSE(k.ok);
+    EXPECT_NE(k.log.find("/tmp/my model.cpp(2): error"), std::string::npos) << k.log;
 }
 #endif
 

@@ -381,9 +381,10 @@ fs::path kernel_image_path(const fs::path& object, std::size_t n) {
 #ifdef STRATA_HAVE_CUDA
 // NVRTC's compile of the kernels the shared object `so` (not yet in place) launches: a program per
 // precision and architecture, side by side (a kernel is fp64's when a template argument names
-// double). Each program's log, under its heading, into `logs`; the cubins and their table written
-// beside the object. False when a program does not compile.
-bool compile_kernels(const Unit& u, void* so, const fs::path& include, std::vector<std::pair<std::string, std::string>>& logs) {
+// double). Each program's log, under its heading, into `logs` (its errors name `source`'s lines); the
+// cubins and their table written beside the object. False when a program does not compile.
+bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs::path& source,
+                     std::vector<std::pair<std::string, std::string>>& logs) {
     using Names = const std::vector<std::string>* (*)();
     const auto names = reinterpret_cast<Names>(dlsym(so, kKernelNames));
     if (!names) throw Error(std::string("the compiled model does not list its kernels (") + kKernelNames + ")");
@@ -397,7 +398,8 @@ bool compile_kernels(const Unit& u, void* so, const fs::path& include, std::vect
     for (int arch : u.cc.archs)
         for (int p : {0, 1})
             jobs.push_back({arch, p, std::async(std::launch::async, [&, arch, p] {
-                                return rtc_compile(u.source, by_precision[p], include.string(), cuda_defines(), arch);
+                                return rtc_compile(u.source, by_precision[p], include.string(), cuda_defines(), arch,
+                                                   source.string());
                             })});
     bool ok = true;
     std::string table;
@@ -520,7 +522,7 @@ const ModelInfo& load_here(const std::string& path) {
                 fs::remove(tmp);
                 throw Error(std::string("loading the model compiled from ") + path + " failed: " + dlerror());
             }
-            ok = compile_kernels(u, handle, include, kernel_logs) && hand_kernels(handle, u.object, u.cc.archs);
+            ok = compile_kernels(u, handle, include, source, kernel_logs) && hand_kernels(handle, u.object, u.cc.archs);
         }
 #endif
         {  // one log: the parts' in order, each under its name, then the link's (written whole, then renamed)
@@ -688,6 +690,13 @@ std::string kernel_table(std::istream& log) {
         out << line << r.name << "\n";
     }
     return out.str();
+}
+
+std::string headers_directory() {
+    const CacheLock in_use(CacheLock::shared);
+    const fs::path kernels = fs::path(cache_dir()) / "kernels";
+    fs::create_directories(kernels);
+    return headers_dir(kernels).string();
 }
 
 #ifdef STRATA_HAVE_CUDA

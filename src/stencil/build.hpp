@@ -48,6 +48,9 @@ std::string kernel_table(std::istream& log);
 // shared object (OBJECT.kernels, its cubins OBJECT.N.cubin).
 std::vector<std::string> launched_kernels(const std::string& path);
 #endif
+// The engines' headers as the compilers read them: a directory in the cache, written once per set
+// of contents (the ones embedded in this binary).
+std::string headers_directory();
 
 // $STRATA_CACHE_DIR, else $XDG_CACHE_HOME/strata, else ~/.cache/strata; compiled models go into its
 // kernels/ directory.

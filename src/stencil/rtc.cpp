@@ -53,12 +53,15 @@ int device_arch() {
 }
 
 RtcKernels rtc_compile(const std::string& source, const std::vector<std::string>& names, const std::string& include,
-                       const std::vector<std::string>& defines, int arch) {
+                       const std::vector<std::string>& defines, int arch, const std::string& source_name) {
     const auto start = std::chrono::steady_clock::now();
-    // The kernels' templates first: the model's types are template arguments, met at the end.
-    const std::string unit = "#include \"cuda/engine.cuh\"\n" + source;
+    // The kernels' templates first: the model's types are template arguments, met at the end. Then
+    // the source, its lines counted as the file's, so that an error names the generated line.
+    std::string quoted_name;
+    for (char c : source_name) quoted_name += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    const std::string unit = "#include \"cuda/engine.cuh\"\n#line 1 \"" + quoted_name + "\"\n" + source;
     nvrtcProgram raw = nullptr;
-    STRATA_NVRTC_CHECK(nvrtcCreateProgram(&raw, unit.c_str(), "model.cu", 0, nullptr, nullptr));
+    STRATA_NVRTC_CHECK(nvrtcCreateProgram(&raw, unit.c_str(), source_name.c_str(), 0, nullptr, nullptr));
     const std::unique_ptr<_nvrtcProgram, ProgramDeleter> program(raw);
     // A kernel launched from two sites is registered twice; NVRTC takes each expression once.
     const std::set<std::string> unique(names.begin(), names.end());

@@ -19,10 +19,11 @@ struct RtcKernels {
 
 // Compiles `source` for sm_`arch`, with the headers under `include` (the engines' headers as the
 // build saw them) and `defines` (-DNAME=VALUE, the build's for its CUDA units), instantiating the
-// kernel of each name expression in `names`, with ptxas's resource lines in the log. A program that
+// kernel of each name expression in `names`, with ptxas's resource lines in the log. The log names
+// the source's lines as `source_name`'s (the generated file the cache keeps). A program that
 // does not compile is `ok` false, the log saying why; Error when NVRTC itself fails.
 RtcKernels rtc_compile(const std::string& source, const std::vector<std::string>& names, const std::string& include,
-                       const std::vector<std::string>& defines, int arch);
+                       const std::vector<std::string>& defines, int arch, const std::string& source_name = "model.cpp");
 // The options rtc_compile gives NVRTC, and NVRTC's version ("13.0"): what a cached cubin was
 // compiled with.
 std::vector<std::string> rtc_options(const std::string& include, const std::vector<std::string>& defines, int arch);
