@@ -537,6 +537,24 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     ASSERT_EQ(third.rc, 0) << third.err;
     EXPECT_NE(third.err.find("does not load"), std::string::npos) << third.err;
     EXPECT_NE(third.err.find("compiling"), std::string::npos) << third.err;
+#ifdef STRATA_HAVE_CUDA
+    // A damaged cubin (one byte changed, the size kept) is compiled again too, not loaded.
+    for (const auto& f : fs::directory_iterator(cache / "kernels"))
+        if (f.path().extension() == ".cubin") {
+            std::fstream c(f.path(), std::ios::binary | std::ios::in | std::ios::out);
+            const std::streamoff middle(fs::file_size(f.path()) / 2);
+            c.seekg(middle);
+            const char b = char(c.get() ^ 0xff);
+            c.seekp(middle);
+            c.put(b);
+        }
+    const Cli fourth = cli(cache, run);
+    ASSERT_EQ(fourth.rc, 0) << fourth.err;
+    EXPECT_NE(fourth.err.find("its NVRTC kernels are missing or damaged"), std::string::npos) << fourth.err;
+    EXPECT_NE(fourth.err.find("compiling"), std::string::npos) << fourth.err;
+    const Cli fifth = cli(cache, run);
+    EXPECT_EQ(fifth.err, "");
+#endif
 
     const Cli show = cli(cache, "show '" + example("heat2d.stencil") + "'");
     ASSERT_EQ(show.rc, 0) << show.err;

@@ -1,9 +1,10 @@
-// Stencil files made into models at run time (build.hpp). The generated unit is compiled the way
-// the built-in models' units are (the same compiler, standard, defines and architectures: with
-// nvcc in a CUDA build, every strategy of both precisions; with the C++ compiler otherwise) into a
-// shared object that resolves the library's symbols from the program that loads it (which exports
-// them: -rdynamic). One object per source, compiler commands and headers, named by their hash, in
-// the cache; written under a temporary name and renamed, so concurrent runs never see half of one.
+// Stencil files made into models at run time (build.hpp). The generated unit is compiled with the
+// built-in models' standard, defines and architectures: by the C++ compiler into a shared object
+// that resolves the library's symbols from the program that loads it (which exports them:
+// -rdynamic), and in a CUDA build its kernels, every strategy of both precisions, by NVRTC into
+// cubins beside it (rtc.hpp). One entry per source, compiler commands and headers, named by their
+// hash, in the cache; its files written under temporary names and renamed, the shared object last,
+// so concurrent runs never see half of one.
 #include "stencil/build.hpp"
 
 #include "dist/mpi.hpp"
@@ -371,8 +372,9 @@ CacheUsage clear_cache() {
 
 namespace {
 // Beside a model's shared object: NVRTC's cubins (KEY.N.cubin) and their table (KEY.kernels): a line
-// "# image N sm_ARCH PRECISION" per cubin, then a line "N SYMBOL NAME" per kernel (cuda/launch.hpp
-// reads them).
+// "# image N sm_ARCH PRECISION HASH" per cubin (HASH: its bytes' FNV-1a, so that a damaged cubin is
+// compiled again rather than loaded), then a line "N SYMBOL NAME" per kernel (cuda/launch.hpp reads
+// them).
 fs::path kernel_table_path(const fs::path& object) { return fs::path(object).replace_extension(".kernels"); }
 fs::path kernel_image_path(const fs::path& object, std::size_t n) {
     return fs::path(object).replace_extension("." + std::to_string(n) + ".cubin");
@@ -415,7 +417,8 @@ bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs:
             continue;
         }
         write_file(kernel_image_path(u.object, i), k.cubin);
-        table += "# image " + std::to_string(i) + " sm_" + std::to_string(jobs[i].arch) + " " + precision + "\n";
+        table += "# image " + std::to_string(i) + " sm_" + std::to_string(jobs[i].arch) + " " + precision + " " +
+                 hex(fnv1a(k.cubin)) + "\n";
         for (const auto& [name, symbol] : k.lowered) table += std::to_string(i) + " " + symbol + " " + name + "\n";
     }
     if (ok) write_file(kernel_table_path(u.object), table);
@@ -423,7 +426,8 @@ bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs:
 }
 
 // Hands the shared object `so` the cubins of its kernels, those of the GPU's architecture (asked
-// only where the build names several). False when the table or a cubin is missing or unreadable.
+// only where the build names several). False when the table or a cubin is missing, unreadable or
+// not the bytes NVRTC gave (its hash in the table).
 bool hand_kernels(void* so, const fs::path& object, const std::vector<int>& archs) {
     using Setter = void (*)(int, const char* const*, const std::size_t*, const char*);
     const auto set = reinterpret_cast<Setter>(dlsym(so, kKernelSetter));
@@ -435,16 +439,16 @@ bool hand_kernels(void* so, const fs::path& object, const std::vector<int>& arch
     std::istringstream lines(table);
     for (std::string l; std::getline(lines, l);) {
         std::istringstream w(l);
-        std::string hash, image, sm;
+        std::string hash, image, sm, precision, sum;
         std::size_t n = 0;
-        if (!(w >> hash >> image >> n >> sm) || hash != "#" || image != "image") continue;
+        if (!(w >> hash >> image >> n >> sm >> precision >> sum) || hash != "#" || image != "image") continue;
         if (n != images.size()) return false;
         images.emplace_back();
         if (sm != "sm_" + std::to_string(arch)) continue;  // another architecture's: not loaded
         std::ifstream f(kernel_image_path(object, n), std::ios::binary);
         if (!f) return false;
         images.back().assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-        if (images.back().empty()) return false;
+        if (images.back().empty() || hex(fnv1a(images.back())) != sum) return false;
     }
     if (images.empty()) return false;
     std::vector<const char*> data;
@@ -472,7 +476,7 @@ const ModelInfo& load_here(const std::string& path) {
         handle = dlopen(u.object.c_str(), RTLD_NOW | RTLD_LOCAL);
         const char* broken = !handle ? dlerror() : !dlsym(handle, kEntryPoint) ? "no entry point" : nullptr;
 #ifdef STRATA_HAVE_CUDA
-        if (!broken && !hand_kernels(handle, u.object, u.cc.archs)) broken = "its NVRTC kernels are missing";
+        if (!broken && !hand_kernels(handle, u.object, u.cc.archs)) broken = "its NVRTC kernels are missing or damaged";
 #endif
         if (broken) {
             std::cerr << "strata: warning: the cached model " << u.object.string() << " does not load (" << broken
