@@ -526,7 +526,13 @@ const ModelInfo& load_here(const std::string& path) {
                 fs::remove(tmp);
                 throw Error(std::string("loading the model compiled from ") + path + " failed: " + dlerror());
             }
-            ok = compile_kernels(u, handle, include, source, kernel_logs) && hand_kernels(handle, u.object, u.cc.archs);
+            try {
+                ok = compile_kernels(u, handle, include, source, kernel_logs) &&
+                     hand_kernels(handle, u.object, u.cc.archs);
+            } catch (...) {  // NVRTC itself failed: nothing half-built stays in the cache
+                fs::remove(tmp);
+                throw;
+            }
         }
 #endif
         {  // one log: the parts' in order, each under its name, then the link's (written whole, then renamed)
