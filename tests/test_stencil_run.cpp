@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -627,7 +627,8 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
 // needed: the GPU tests launch them (StencilCuda).
 TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
     const std::map<std::string, std::vector<std::string>> files = {
-        {"heat7.stencil", {"cached3d<", "temporal3d<", "tma3d<", "halo_copy<true, float, 1>", "halo_copy<false, double, 1>"}},
+        {"heat7.stencil",
+         {"cached3d<", "temporal3d<", "tma3d<", "halo_copy<true, float, 1>", "halo_copy<false, double, 1>"}},
         {"apf.stencil", {"rows2d<", "temporal2d<", "fill_ghost_layer<double>"}},
         {"gray-scott.stencil", {"smem2d<", "temporal2d<", "halo_copy<true, float, 2>"}},
         {"wave8.stencil", {"wave_planes<", "wave_async<", "wave_tma<", "point_features<float>"}},
@@ -639,12 +640,14 @@ TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
         // Every engine's kernels besides its strategies', in both precisions, and the families named.
         std::vector<std::string> expected = families;
         for (const char* t : {"float", "double"})
-            for (const std::string f : {"fill_interior", "pack_interior", "initial_state"}) expected.push_back(f + "<" + t);
+            for (const std::string f : {"fill_interior", "pack_interior", "initial_state"})
+                expected.push_back(f + "<" + t);
         expected.push_back("reduce_rows<strata::stencil::StencilObserver<");
         expected.push_back("reduce_partials<");
         for (const std::string& e : expected)
-            EXPECT_TRUE(std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.find("strata::cuda::" + e) == 0; }))
-                << e;
+            EXPECT_TRUE(std::any_of(names.begin(), names.end(), [&](const auto& n) {
+                return n.find("strata::cuda::" + e) == 0;
+            })) << e;
         // The table: an image line per cubin (both precisions), a row per kernel.
         const fs::path object = stencil::load_stats(m).object;
         std::ifstream t(fs::path(object).replace_extension(".kernels"));
@@ -653,7 +656,9 @@ TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
         int images = 0;
         for (std::string l; std::getline(t, l);) {
             if (l.rfind("# image ", 0) == 0) {
-                EXPECT_GT(fs::file_size(fs::path(object).replace_extension("." + std::to_string(images++) + ".cubin")), 1000u);
+                EXPECT_GT(fs::file_size(
+                              fs::path(object).replace_extension("." + std::to_string(images++) + ".cubin")),
+                          1000u);
                 continue;
             }
             const std::size_t a = l.find(' '), b = l.find(' ', a + 1);

@@ -132,8 +132,9 @@ public:
         if (ghost != T(0)) {
             const DevGrid& g = layout_.grid;
             const int gz = e.dims == 3 ? e.ghost : 0, rows = (g.ny + 2 * e.ghost) * (g.nz + 2 * gz);
-            launch(STRATA_KERNEL(fill_ghost_layer, T), dim3(blocks_for(g.nx + 2 * e.ghost, 256), std::min(rows, 65535)), 256,
-                   0, s, origin(), g, e.ghost, gz, ghost);
+            launch(STRATA_KERNEL(fill_ghost_layer, T),
+                   dim3(blocks_for(g.nx + 2 * e.ghost, 256), std::min(rows, 65535)), 256, 0, s, origin(), g,
+                   e.ghost, gz, ghost);
         }
     }
     explicit operator bool() const { return buf_.get() != nullptr; }
@@ -145,8 +146,8 @@ public:
     void poison(cudaStream_t s) { fill(std::numeric_limits<T>::quiet_NaN(), s); }
     void fill(T value, cudaStream_t s) {
         const DevGrid& g = layout_.grid;
-        launch(STRATA_KERNEL(fill_interior, T), dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)), 256, 0, s,
-               origin(), g, value);
+        launch(STRATA_KERNEL(fill_interior, T), dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)),
+               256, 0, s, origin(), g, value);
     }
     // The interior and the ghost layer from the host (the ghosts as given).
     void upload(const HostField<T>& h, cudaStream_t s) {
@@ -282,8 +283,9 @@ public:
             for (int f = 0; f < N; ++f) {
                 if (!holds_state(buffers_.role(f))) continue;
                 const DevGrid& g = buffers_.current(f).grid();
-                launch(STRATA_KERNEL(initial_state, T, Initial), dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)),
-                       256, 0, s, buffers_.current(f).origin(), g, init, f, sub_ ? sub_->window : whole);
+                launch(STRATA_KERNEL(initial_state, T, Initial),
+                       dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)), 256, 0, s,
+                       buffers_.current(f).origin(), g, init, f, sub_ ? sub_->window : whole);
             }
             // Fields whose initial values a model reads from files (a stencil file's file("...")).
             if constexpr (requires { problem.template initial_values<T>(); })
@@ -538,9 +540,10 @@ private:
     // The sources and receivers after a step's update (point_features: those in g's span, or
     // outside it), before the buffers swap.
     void act_on_points(const DevGrid& g, bool inside, bool count, cudaStream_t s) {
-        launch(STRATA_KERNEL(point_features, T), 1, 256, 0, s, buffers_.next[points_.field].origin(), g, extent_.dims - 1,
-               inside, count, sources_.get(), int(points_.sources.size()), receivers_.get(),
-               int(points_.receivers.size()), traces_.get(), points_.record_steps, device_step_.get(), points_.dt);
+        launch(STRATA_KERNEL(point_features, T), 1, 256, 0, s, buffers_.next[points_.field].origin(), g,
+               extent_.dims - 1, inside, count, sources_.get(), int(points_.sources.size()), receivers_.get(),
+               int(points_.receivers.size()), traces_.get(), points_.record_steps, device_step_.get(),
+               points_.dt);
     }
 
     // The strategy's update of the cells of g's span, from the current buffers (a temporal

@@ -35,9 +35,10 @@ namespace strata::cuda {
 template <class T>
 std::string template_arg() {
     int status = 0;
-    const std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(typeid(T).name(), nullptr, nullptr, &status),
-                                                      std::free);
-    if (status != 0 || !name) throw Error(std::string("cannot name the kernel argument type ") + typeid(T).name());
+    const std::unique_ptr<char, void (*)(void*)> name(
+        abi::__cxa_demangle(typeid(T).name(), nullptr, nullptr, &status), std::free);
+    if (status != 0 || !name)
+        throw Error(std::string("cannot name the kernel argument type ") + typeid(T).name());
     return name.get();
 }
 template <auto V>
@@ -104,7 +105,8 @@ inline RtcLibrary& rtc_library() {
     return l;
 }
 // `table`: a line per kernel, "IMAGE SYMBOL NAME" (build.cpp writes it beside the cubins).
-inline void set_rtc_kernels(int images, const char* const* cubin, const std::size_t* bytes, const char* table) {
+inline void set_rtc_kernels(int images, const char* const* cubin, const std::size_t* bytes,
+                            const char* table) {
     RtcLibrary& l = rtc_library();
     for (int i = 0; i < images; ++i) l.images.emplace_back(cubin[i], bytes[i]);
     for (const char* line = table; *line;) {
@@ -114,19 +116,22 @@ inline void set_rtc_kernels(int images, const char* const* cubin, const std::siz
         line = *end ? end + 1 : end;
         if (row.empty() || row[0] == '#') continue;  // an image's line
         const std::size_t a = row.find(' '), b = row.find(' ', a + 1);
-        if (a == std::string_view::npos || b == std::string_view::npos) throw Error("a malformed kernel table row");
+        if (a == std::string_view::npos || b == std::string_view::npos)
+            throw Error("a malformed kernel table row");
         l.symbols[std::string(row.substr(b + 1))] = {std::stoul(std::string(row.substr(0, a))),
-                                                       std::string(row.substr(a + 1, b - a - 1))};
+                                                     std::string(row.substr(a + 1, b - a - 1))};
     }
 }
 inline const void* rtc_function(const std::string& name) {
     RtcLibrary& l = rtc_library();
     std::call_once(l.loaded, [&] {
-        if (l.images.empty()) throw Error("no NVRTC kernels were handed to the model before its first launch");
+        if (l.images.empty())
+            throw Error("no NVRTC kernels were handed to the model before its first launch");
         for (const std::string& image : l.images) {  // (empty: another architecture's)
             cudaLibrary_t lib = nullptr;
             if (!image.empty())
-                STRATA_CUDA_CHECK(cudaLibraryLoadData(&lib, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+                STRATA_CUDA_CHECK(
+                    cudaLibraryLoadData(&lib, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
             l.libraries.push_back(lib);
         }
     });
@@ -149,7 +154,8 @@ KernelRef<Sig> kernel_ref(Name) {
 template <class Sig>
 void allow_dynamic_smem(KernelRef<Sig> k, std::size_t bytes) {
     std::call_once(k.state->smem_raised, [&] {
-        STRATA_CUDA_CHECK(cudaFuncSetAttribute(k.state->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+        STRATA_CUDA_CHECK(
+            cudaFuncSetAttribute(k.state->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     });
 }
 
@@ -176,7 +182,8 @@ void launch(KernelRef<void (*)(P...)> k, dim3 grid, dim3 block, std::size_t smem
             std::type_identity_t<P>... args) {
     void* params[] = {&args..., nullptr};
     const cudaError_t e = cudaLaunchKernel(k.state->fn, grid, block, params, smem, s);
-    if (e != cudaSuccess) throw_cuda_error(e, ("cudaLaunchKernel of " + k.state->name).c_str(), __FILE__, __LINE__);
+    if (e != cudaSuccess)
+        throw_cuda_error(e, ("cudaLaunchKernel of " + k.state->name).c_str(), __FILE__, __LINE__);
 }
 
 }  // namespace strata::cuda

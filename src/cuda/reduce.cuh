@@ -111,8 +111,10 @@ public:
         ReduceBox b{{0, 0, 0}, {g.nx, g.ny, g.nz}, {0, 0, 0}};
         if (w)
             for (int a = 0; a < 3; ++a) b.lo[a] = w->own_lo[a], b.n[a] = w->own_n[a], b.at[a] = w->offset[a];
-        launch(STRATA_KERNEL(reduce_rows, Observer, T, N), kBlocks, kThreads, 0, stream, g, fields, obs, b, partials_.get());
-        launch(STRATA_KERNEL(reduce_partials, K), 1, 1024, 0, stream, partials_.get(), kBlocks, partials_.get() + kBlocks);
+        launch(STRATA_KERNEL(reduce_rows, Observer, T, N), kBlocks, kThreads, 0, stream, g, fields, obs, b,
+               partials_.get());
+        launch(STRATA_KERNEL(reduce_partials, K), 1, 1024, 0, stream, partials_.get(), kBlocks,
+               partials_.get() + kBlocks);
         Partial<K> r;
         STRATA_CUDA_CHECK(cudaMemcpyAsync(&r, partials_.get() + kBlocks, sizeof r, cudaMemcpyDeviceToHost, stream));
         STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -45,8 +45,8 @@ public:
     std::unique_ptr<FieldCopy<T>> take(const T* origin, const DevGrid& g, cudaStream_t compute) {
         const int s = acquire();
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(compute, copied_.get()));  // staging_ is free again
-        launch(STRATA_KERNEL(pack_interior, T), dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)), 256, 0, compute,
-               staging_.get(), origin, g);
+        launch(STRATA_KERNEL(pack_interior, T), dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)),
+               256, 0, compute, staging_.get(), origin, g);
         STRATA_CUDA_CHECK(cudaEventRecord(staged_.get(), compute));
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_.get(), staged_.get()));
         STRATA_CUDA_CHECK(cudaMemcpyAsync(slots_[s]->host.get(), staging_.get(), cells_ * sizeof(T),

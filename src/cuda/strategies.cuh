@@ -81,33 +81,35 @@ int group_rows(KernelRef<Sig> k, unsigned nbx, int threads, std::size_t smem) {
 template <class Model, int BX, int BY>
 void launch_naive2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                     cudaStream_t s) {
-    launch(STRATA_KERNEL(naive2d, Model, BX, BY), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)), dim3(BX, BY), 0,
-           s, m, f, g);
+    launch(STRATA_KERNEL(naive2d, Model, BX, BY), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)),
+           dim3(BX, BY), 0, s, m, f, g);
 }
 template <class Model, int BX, int BY>
 void launch_smem2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                    cudaStream_t s) {
-    launch(STRATA_KERNEL(smem2d, Model, BX, BY), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)), dim3(BX, BY), 0,
-           s, m, f, g);
+    launch(STRATA_KERNEL(smem2d, Model, BX, BY), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)),
+           dim3(BX, BY), 0, s, m, f, g);
 }
 template <class Model, int BX, int M>
 void launch_rows2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                    cudaStream_t s) {
     const int rows = k.chunk > 0 ? k.chunk : kDefaultRows2d;
-    launch(STRATA_KERNEL(rows2d, Model, BX, M), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), rows)), BX, 0, s, m, f,
-           g, rows);
+    launch(STRATA_KERNEL(rows2d, Model, BX, M), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), rows)),
+           BX, 0, s, m, f, g, rows);
 }
 template <class Model, int BX, int BY, int BZ>
 void launch_naive3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                     cudaStream_t s) {
     launch(STRATA_KERNEL(naive3d, Model, BX, BY, BZ),
-           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ), 0, s, m, f, g);
+           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ),
+           0, s, m, f, g);
 }
 template <class Model, int BX, int BY, int BZ>
 void launch_smem3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                    cudaStream_t s) {
     launch(STRATA_KERNEL(smem3d, Model, BX, BY, BZ),
-           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ), 0, s, m, f, g);
+           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ),
+           0, s, m, f, g);
 }
 template <class Model, int BX, int BY, int M, int V, int D, int MinBlocks = 2>
 void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
@@ -241,7 +243,8 @@ struct Temporal3dLaunch {
     static auto kernel() { return STRATA_KERNEL(temporal3d, Model, BY, K, S, MinBlocks, Whole); }
     static int planes(const DevGrid& g, const LaunchKnobs& k) {
         allow_dynamic_smem(kernel(), smem);  // before the occupancy is asked
-        return temporal3d_planes(g, temporal3d_tiles<T, BY>(g, K), K, resident_blocks(kernel(), Tile::BX * BY, smem), k);
+        return temporal3d_planes(g, temporal3d_tiles<T, BY>(g, K), K,
+                                 resident_blocks(kernel(), Tile::BX * BY, smem), k);
     }
 };
 // Calls f(Temporal3dLaunch<...>{}) for the kernel that runs `depth` on g. In fp32, where the
@@ -382,8 +385,8 @@ void launch_stream3d(const Model& m, const typename Model::Fields& f, const DevG
     const auto kernel = STRATA_KERNEL(stream3d, Model, BX, BY, A);
     allow_dynamic_smem(kernel, smem);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultStreamPlanes;
-    launch(kernel, dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY), smem,
-           s, m, f, g, planes);
+    launch(kernel, dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)),
+           dim3(BX, BY), smem, s, m, f, g, planes);
 }
 
 // The strategies of a cells-only model (model.hpp): naive; smem where its tiles fit the static

@@ -9,10 +9,10 @@
 
 #include "strategy_names.hpp"
 #endif
-#include "strategies.cuh"
 #include "grid.cuh"
 #include "strata/core/block_order.hpp"
 #include "strata/core/cstdint.hpp"
+#include "strategies.cuh"
 #include "tma.cuh"
 
 namespace strata::cuda {
@@ -396,7 +396,8 @@ template <class Model, int BX, int BY, int BZ>
 void launch_wave_naive(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                        cudaStream_t s) {
     launch(STRATA_KERNEL(wave_naive, Model, BX, BY, BZ),
-           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ), 0, s, m, f, g);
+           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ),
+           0, s, m, f, g);
 }
 // Planes per block for the async strategy. Measured at 512^3 (H100, --chunk, 5 repeats, ghosts
 // zero-filled, grouped block order): short chunks win although each refills 2R planes of its
@@ -434,7 +435,8 @@ void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevG
     constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY), nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows(kernel, nbx, BX * threads_y, L::bytes);
-    launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map, prev_map, vdt2_map);
+    launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map, prev_map,
+           vdt2_map);
 }
 template <class Model, int BX, int BY, int MinBlocks>
 void launch_wave_planes(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
@@ -442,8 +444,8 @@ void launch_wave_planes(const Model& m, const typename Model::Fields& f, const D
     constexpr int V = 16 / sizeof(typename Model::value_type);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWavePlanes;
     launch(STRATA_KERNEL(wave_planes, Model, BX, BY, V, MinBlocks),
-           dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY), 0, s, m, f, g,
-           planes);
+           dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)),
+           dim3(BX, BY), 0, s, m, f, g, planes);
 }
 
 // The kernels of kStrategiesWave, entry by entry. 16 x 16 threads of 16-byte words: tiles of

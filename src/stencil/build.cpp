@@ -7,8 +7,6 @@
 // so concurrent runs never see half of one.
 #include "stencil/build.hpp"
 
-#include "dist/mpi.hpp"
-
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -34,6 +32,7 @@
 #include <tuple>
 #include <vector>
 
+#include "dist/mpi.hpp"
 #include "stencil/codegen.hpp"
 #include "stencil/model.hpp"
 #include "stencil/rtc.hpp"
@@ -196,23 +195,26 @@ Compiler compiler() {
 #ifdef STRATA_HAVE_CUDA
     c.cuda = true;
     std::string defs, cuda_includes;  // (the toolkit's headers: cuda_runtime.h)
-    for (const std::string& d : cuda_defines()) defs += " " + (d.find('"') == std::string::npos ? d : quoted(d));
+    for (const std::string& d : cuda_defines())
+        defs += " " + (d.find('"') == std::string::npos ? d : quoted(d));
     std::istringstream dirs(STRATA_STENCIL_CUDA_INCLUDE);
     for (std::string d; std::getline(dirs, d, ':');) cuda_includes += " -I" + quoted(std::as_const(d));
-    c.parts.push_back({quoted(cxx) + common + defs + " -O3" + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o",
-                       "the registration and the CPU engines"});
+    c.parts.push_back(
+        {quoted(cxx) + common + defs + " -O3" + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o",
+         "the registration and the CPU engines"});
     for (const char* part : {"F32", "F64"})
-        c.parts.push_back({quoted(cxx) + common + defs + cuda_includes +
-                               " -DSTRATA_RTC_HOST -DSTRATA_STENCIL_CUDA_" + part + " -O1" + host +
-                               " -Wno-psabi -x c++ -c @IN@ -o @OUT@." +
-                               (part[1] == '3' ? "1" : "2") + ".o",
-                           std::string("the host side of the CUDA engines, ") + (part[1] == '3' ? "fp32" : "fp64")});
+        c.parts.push_back(
+            {quoted(cxx) + common + defs + cuda_includes + " -DSTRATA_RTC_HOST -DSTRATA_STENCIL_CUDA_" +
+                 part + " -O1" + host + " -Wno-psabi -x c++ -c @IN@ -o @OUT@." +
+                 (part[1] == '3' ? "1" : "2") + ".o",
+             std::string("the host side of the CUDA engines, ") + (part[1] == '3' ? "fp32" : "fp64")});
     // The program's CUDA runtime (libcudart.so, loaded already): kernels are launched through it.
-    c.link = quoted(cxx) + " -shared -fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o -L" + quoted(STRATA_STENCIL_CUDA_LIB) +
-             " -lcudart -o @OUT@";
+    c.link = quoted(cxx) + " -shared -fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o -L" +
+             quoted(STRATA_STENCIL_CUDA_LIB) + " -lcudart -o @OUT@";
     c.archs = cuda_archs();
     c.nvrtc = "NVRTC " + rtc_version() + " (sm_";
-    for (std::size_t i = 0; i < c.archs.size(); ++i) c.nvrtc += (i ? ", sm_" : "") + std::to_string(c.archs[i]);
+    for (std::size_t i = 0; i < c.archs.size(); ++i)
+        c.nvrtc += (i ? ", sm_" : "") + std::to_string(c.archs[i]);
     c.nvrtc += "):";
     for (const std::string& o : rtc_options("@INCLUDE@", cuda_defines(), c.archs.front())) c.nvrtc += " " + o;
 #else
@@ -389,7 +391,8 @@ bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs:
                      std::vector<std::pair<std::string, std::string>>& logs) {
     using Names = const std::vector<std::string>* (*)();
     const auto names = reinterpret_cast<Names>(dlsym(so, kKernelNames));
-    if (!names) throw Error(std::string("the compiled model does not list its kernels (") + kKernelNames + ")");
+    if (!names)
+        throw Error(std::string("the compiled model does not list its kernels (") + kKernelNames + ")");
     std::vector<std::string> by_precision[2];
     for (const std::string& n : *names()) by_precision[n.find("double") != std::string::npos].push_back(n);
     struct Job {
@@ -400,8 +403,8 @@ bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs:
     for (int arch : u.cc.archs)
         for (int p : {0, 1})
             jobs.push_back({arch, p, std::async(std::launch::async, [&, arch, p] {
-                                return rtc_compile(u.source, by_precision[p], include.string(), cuda_defines(), arch,
-                                                   source.string());
+                                return rtc_compile(u.source, by_precision[p], include.string(),
+                                                   cuda_defines(), arch, source.string());
                             })});
     bool ok = true;
     std::string table;
@@ -409,17 +412,18 @@ bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs:
         const RtcKernels k = jobs[i].result.get();
         const std::string precision = jobs[i].precision ? "fp64" : "fp32";
         char took[96];
-        std::snprintf(took, sizeof took, "NVRTC: %zu kernels for sm_%d in %.2f s\n", k.lowered.size(), jobs[i].arch,
-                      k.seconds);
+        std::snprintf(took, sizeof took, "NVRTC: %zu kernels for sm_%d in %.2f s\n", k.lowered.size(),
+                      jobs[i].arch, k.seconds);
         logs.emplace_back(std::string(kCudaPart) + precision, took + k.log);
         if (!k.ok) {
             ok = false;
             continue;
         }
         write_file(kernel_image_path(u.object, i), k.cubin);
-        table += "# image " + std::to_string(i) + " sm_" + std::to_string(jobs[i].arch) + " " + precision + " " +
-                 hex(fnv1a(k.cubin)) + "\n";
-        for (const auto& [name, symbol] : k.lowered) table += std::to_string(i) + " " + symbol + " " + name + "\n";
+        table += "# image " + std::to_string(i) + " sm_" + std::to_string(jobs[i].arch) + " " + precision +
+                 " " + hex(fnv1a(k.cubin)) + "\n";
+        for (const auto& [name, symbol] : k.lowered)
+            table += std::to_string(i) + " " + symbol + " " + name + "\n";
     }
     if (ok) write_file(kernel_table_path(u.object), table);
     return ok;
@@ -476,11 +480,12 @@ const ModelInfo& load_here(const std::string& path) {
         handle = dlopen(u.object.c_str(), RTLD_NOW | RTLD_LOCAL);
         const char* broken = !handle ? dlerror() : !dlsym(handle, kEntryPoint) ? "no entry point" : nullptr;
 #ifdef STRATA_HAVE_CUDA
-        if (!broken && !hand_kernels(handle, u.object, u.cc.archs)) broken = "its NVRTC kernels are missing or damaged";
+        if (!broken && !hand_kernels(handle, u.object, u.cc.archs))
+            broken = "its NVRTC kernels are missing or damaged";
 #endif
         if (broken) {
-            std::cerr << "strata: warning: the cached model " << u.object.string() << " does not load (" << broken
-                      << "): compiling it again\n";
+            std::cerr << "strata: warning: the cached model " << u.object.string() << " does not load ("
+                      << broken << "): compiling it again\n";
             if (handle) dlclose(handle);
             handle = nullptr;
             fs::remove(u.object);
@@ -547,7 +552,8 @@ const ModelInfo& load_here(const std::string& path) {
                 if (in && in.peek() != std::ifstream::traits_type::eof()) all << in.rdbuf();
                 fs::remove(part);
             }
-            for (const auto& [heading, text] : kernel_logs) all << "== " << heading << "\n" << text << (text.empty() ? "" : "\n");
+            for (const auto& [heading, text] : kernel_logs)
+                all << "== " << heading << "\n" << text << (text.empty() ? "" : "\n");
         }
         fs::rename(tmp.string() + ".log", log);
         for (std::size_t i = 0; i < u.cc.parts.size(); ++i) fs::remove(tmp.string() + "." + std::to_string(i) + ".o");
@@ -715,7 +721,8 @@ std::vector<std::string> launched_kernels(const std::string& path) {
     const std::lock_guard lock(g_mutex);
     using Names = const std::vector<std::string>* (*)();
     const auto names = reinterpret_cast<Names>(dlsym(g_handles.at(&m), kKernelNames));
-    if (!names) throw Error("the model compiled from " + path + " does not list its kernels (" + kKernelNames + ")");
+    if (!names)
+        throw Error("the model compiled from " + path + " does not list its kernels (" + kKernelNames + ")");
     return *names();
 }
 #endif

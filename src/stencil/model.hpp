@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "stencil/kernel.hpp"
 #include "strata/core/field.hpp"
 #include "strata/core/hd.hpp"
-#include "stencil/kernel.hpp"
 #include "strata/model.hpp"
 #include "strata/problem.hpp"
 #include "strata/stencil.hpp"

@@ -15,7 +15,8 @@ namespace {
 
 void check(nvrtcResult r, const char* call, const std::string& log = "") {
     if (r != NVRTC_SUCCESS)
-        throw Error(std::string("NVRTC error ") + nvrtcGetErrorString(r) + " in " + call + (log.empty() ? "" : ":\n" + log));
+        throw Error(std::string("NVRTC error ") + nvrtcGetErrorString(r) + " in " + call +
+                    (log.empty() ? "" : ":\n" + log));
 }
 #define STRATA_NVRTC_CHECK(call, ...) check(call, #call __VA_OPT__(, ) __VA_ARGS__)
 
@@ -25,15 +26,16 @@ struct ProgramDeleter {
 
 }  // namespace
 
-std::vector<std::string> rtc_options(const std::string& include, const std::vector<std::string>& defines, int arch) {
+std::vector<std::string> rtc_options(const std::string& include, const std::vector<std::string>& defines,
+                                     int arch) {
     // nvcc's defaults for the device code (fused multiply-adds, IEEE division and square root, no
     // flush to zero) are NVRTC's too, so the kernels compute the bits nvcc's would. -default-device:
     // the headers' unannotated helpers (constexpr sizes, Extent's) are the device's here, where
     // nothing is the host's. ptxas's -v: each kernel's registers, spills and shared memory in the
     // log (`strata show FILE --cuda`).
-    std::vector<std::string> options = {"-std=c++20", "-DNDEBUG", "-default-device",
-                                        "--gpu-architecture=sm_" + std::to_string(arch), "--ptxas-options=-v",
-                                        "-I" + include};
+    std::vector<std::string> options = {"-std=c++20",         "-DNDEBUG",
+                                        "-default-device",    "--gpu-architecture=sm_" + std::to_string(arch),
+                                        "--ptxas-options=-v", "-I" + include};
     options.insert(options.end(), defines.begin(), defines.end());
     return options;
 }
@@ -52,13 +54,15 @@ int device_arch() {
     return major * 10 + minor;
 }
 
-RtcKernels rtc_compile(const std::string& source, const std::vector<std::string>& names, const std::string& include,
-                       const std::vector<std::string>& defines, int arch, const std::string& source_name) {
+RtcKernels rtc_compile(const std::string& source, const std::vector<std::string>& names,
+                       const std::string& include, const std::vector<std::string>& defines, int arch,
+                       const std::string& source_name) {
     const auto start = std::chrono::steady_clock::now();
     // The kernels' templates first: the model's types are template arguments, met at the end. Then
     // the source, its lines counted as the file's, so that an error names the generated line.
     std::string quoted_name;
-    for (char c : source_name) quoted_name += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    for (char c : source_name)
+        quoted_name += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
     const std::string unit = "#include \"cuda/engine.cuh\"\n#line 1 \"" + quoted_name + "\"\n" + source;
     nvrtcProgram raw = nullptr;
     STRATA_NVRTC_CHECK(nvrtcCreateProgram(&raw, unit.c_str(), source_name.c_str(), 0, nullptr, nullptr));

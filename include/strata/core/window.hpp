@@ -9,8 +9,8 @@ namespace strata {
 
 // One rank's window of the global grid (see the top of domain.hpp).
 struct Window {
-    Extent global;   // the whole grid
-    Extent local;    // the engine's grid: owned cells and halos, all interior to it
+    Extent global;              // the whole grid
+    Extent local;               // the engine's grid: owned cells and halos, all interior to it
     int offset[3] = {0, 0, 0};  // the global index of local index 0 along each axis
     int own_lo[3] = {0, 0, 0};  // the owned cells, in local indices
     int own_n[3] = {1, 1, 1};
@@ -27,7 +27,9 @@ struct Window {
     // The local index of global index g along `axis` (may lie outside the window).
     STRATA_HD int local_index(int axis, int g) const { return g - offset[axis]; }
     STRATA_HD bool owns(int axis, int i) const { return i >= own_lo[axis] && i < own_lo[axis] + own_n[axis]; }
-    STRATA_HD bool owns(int i, int j, int k) const { return owns(0, i) && owns(1, j) && (global.dims == 2 || owns(2, k)); }
+    STRATA_HD bool owns(int i, int j, int k) const {
+        return owns(0, i) && owns(1, j) && (global.dims == 2 || owns(2, k));
+    }
     STRATA_HD bool holds(int i, int j, int k) const {
         return i >= 0 && j >= 0 && k >= 0 && i < local.nx && j < local.ny && k < local.nz;
     }
