@@ -383,18 +383,22 @@ fs::path kernel_image_path(const fs::path& object, std::size_t n) {
 }
 
 #ifdef STRATA_HAVE_CUDA
+// The name expressions the launch sites of the shared object `so` registered (cuda/launch.hpp).
+std::vector<std::string> registered_kernels(void* so) {
+    using Names = const std::vector<std::string>* (*)();
+    const auto names = reinterpret_cast<Names>(dlsym(so, kKernelNames));
+    if (!names) throw Error(std::string("a compiled model does not list its kernels (") + kKernelNames + ")");
+    return *names();
+}
+
 // NVRTC's compile of the kernels the shared object `so` (not yet in place) launches: a program per
 // precision and architecture, side by side (a kernel is fp64's when a template argument names
 // double). Each program's log, under its heading, into `logs` (its errors name `source`'s lines); the
 // cubins and their table written beside the object. False when a program does not compile.
 bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs::path& source,
                      std::vector<std::pair<std::string, std::string>>& logs) {
-    using Names = const std::vector<std::string>* (*)();
-    const auto names = reinterpret_cast<Names>(dlsym(so, kKernelNames));
-    if (!names)
-        throw Error(std::string("the compiled model does not list its kernels (") + kKernelNames + ")");
     std::vector<std::string> by_precision[2];
-    for (const std::string& n : *names()) by_precision[n.find("double") != std::string::npos].push_back(n);
+    for (const std::string& n : registered_kernels(so)) by_precision[n.find("double") != std::string::npos].push_back(n);
     struct Job {
         int arch, precision;
         std::future<RtcKernels> result;
@@ -719,11 +723,7 @@ std::string headers_directory() {
 std::vector<std::string> launched_kernels(const std::string& path) {
     const ModelInfo& m = load_model(path);
     const std::lock_guard lock(g_mutex);
-    using Names = const std::vector<std::string>* (*)();
-    const auto names = reinterpret_cast<Names>(dlsym(g_handles.at(&m), kKernelNames));
-    if (!names)
-        throw Error("the model compiled from " + path + " does not list its kernels (" + kKernelNames + ")");
-    return *names();
+    return registered_kernels(g_handles.at(&m));
 }
 #endif
 
