@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "dist/decomposed.hpp"
+#include "ranks/decomposed.hpp"
 #include "strata/core/error.hpp"
 
 namespace strata {

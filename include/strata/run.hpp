@@ -10,6 +10,7 @@
 
 #include "strata/core/types.hpp"
 #include "strata/params.hpp"
+#include "strata/tune.hpp"
 
 namespace strata {
 
@@ -48,7 +49,8 @@ struct RunOptions {
     IoOptions io;
     // CUDA runs without --kernel, --chunk or --depth: the device's wisdom (tune.hpp), or the
     // built-in defaults (--no-wisdom), or tuning first when the wisdom has no entry (--tune).
-    enum class Wisdom { use, ignore, tune } wisdom = Wisdom::use;
+    using Wisdom = WisdomUse;
+    Wisdom wisdom = Wisdom::use;
 };
 
 // Run, print the text report to `out`, return the same report as JSON (also written to

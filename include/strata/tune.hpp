@@ -26,6 +26,10 @@
 
 namespace strata {
 
+// What a run asks of the wisdom: its entry for the problem (the default), the built-in defaults
+// (--no-wisdom), or its entry after tuning the problem first where it has none (--tune).
+enum class WisdomUse { use, ignore, tune };
+
 // One point of the search space: what EngineOptions sets for the CUDA engine.
 struct LaunchConfig {
     std::string kernel;

@@ -21,7 +21,7 @@
 #include "strata/problem.hpp"
 #include "run_io.hpp"
 #ifdef STRATA_HAVE_CUDA
-#include "../cuda/cuda_engines.hpp"
+#include "cuda/cuda_engines.hpp"
 #endif
 
 namespace strata::app {

@@ -10,11 +10,11 @@
 #include <sstream>
 
 #include "bench.hpp"
-#include "dist/mpi.hpp"
+#include "ranks/mpi.hpp"
 #include "check.hpp"
 #include "stencil/build.hpp"
 #include "info.hpp"
-#include "tune_command.hpp"
+#include "tune/tune_command.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/interrupt.hpp"
 #include "strata/core/memory.hpp"
@@ -482,18 +482,18 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
         }
         for (const ModelCommand& mc : c.tunes) {
             if (!*mc.cmd) continue;
-            app::TuneOptions t;
+            TuneOptions t;
             t.model = mc.model->name;
             t.params = mc.params();
             for (const auto& p : split_list(mc.precision)) t.precisions.push_back(parse_precision(p));
             t.exhaustive = mc.exhaustive;
             t.save = !mc.no_save;
             t.progress = out_is_terminal && !mc.quiet;
-            app::run_tune(t, out);
+            run_tune(t, out);
             return 0;
         }
         if (*c.wisdom_cmd) {
-            app::run_wisdom_command(c.wisdom_action, c.wisdom_argument, out);
+            run_wisdom_command(c.wisdom_action, c.wisdom_argument, out);
             return 0;
         }
         if (*c.cache_cmd) {

@@ -7,7 +7,7 @@
 #include <omp.h>
 #endif
 #ifdef STRATA_HAVE_CUDA
-#include "../cuda/cuda_engines.hpp"
+#include "cuda/cuda_engines.hpp"
 #endif
 
 namespace strata::app {

@@ -4,7 +4,7 @@
 #include <ostream>
 
 #ifdef STRATA_HAVE_CUDA
-#include "../cuda/cuda_engines.hpp"
+#include "cuda/cuda_engines.hpp"
 #endif
 
 #include "strata/core/error.hpp"

@@ -7,11 +7,11 @@
 #include <fstream>
 #include <ostream>
 
-#include "dist/decomposed.hpp"
-#include "dist/mpi.hpp"
+#include "ranks/decomposed.hpp"
+#include "ranks/mpi.hpp"
 #include "report.hpp"
 #include "run_io.hpp"
-#include "tune_command.hpp"
+#include "tune/tune_command.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/interrupt.hpp"
 #include "strata/engine.hpp"
@@ -70,7 +70,7 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
                      snapshot_every > 0 ? spec.field : std::string()};
     eo.decomp = decomposition(o, problem);
     if (o.backend == Backend::cuda && dist::size() > 1) dist::use_rank_device();  // its wisdom is its GPU's
-    const std::string launch = app::choose_launch(o, problem, precision, eo, out);
+    const std::string launch = choose_launch(problem, o.params, o.backend, precision, o.wisdom, eo, out);
     std::optional<State<T>> init;
     if (restart) init = app::checkpoint_state<T>(*restart, model, io.restart_path);
     const std::unique_ptr<TypedEngine<T>> engine = make_engine<T>(problem, o.backend, eo, init ? &*init : nullptr);

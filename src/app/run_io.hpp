@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/mpi.hpp"
+#include "ranks/mpi.hpp"
 #include "strata/core/interrupt.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/checkpoint.hpp"

@@ -7,7 +7,7 @@
 
 #include "run_io.hpp"
 #include "strata/core/error.hpp"
-#include "tune_command.hpp"
+#include "tune/tune_command.hpp"
 
 namespace strata {
 
@@ -48,16 +48,9 @@ Simulation::Simulation(const SimulationOptions& o, std::ostream* warnings)
     problem_ = model.problem(o.params, warnings ? *warnings : ignored);
     const Precision precision = o.precision.value_or(model.precision);
     // The launch as `strata run` chooses it (the wisdom's, unless given or declined).
-    RunOptions run(o.model, o.params);
-    run.backend = o.backend;
-    run.kernel = o.engine.kernel;
-    run.chunk = o.engine.chunk;
-    run.depth = o.engine.depth;
-    run.graphs = o.engine.graphs;
-    run.wisdom = o.wisdom;
     EngineOptions eo = o.engine;
     std::ostringstream wisdom_log;  // a corrupt wisdom file's warning
-    launch_ = app::choose_launch(run, *problem_, precision, eo, wisdom_log);
+    launch_ = choose_launch(*problem_, o.params, o.backend, precision, o.wisdom, eo, wisdom_log);
     if (warnings) *warnings << wisdom_log.str();
     engine_ = precision == Precision::fp32 ? make<float>(*problem_, o, eo) : make<double>(*problem_, o, eo);
 }

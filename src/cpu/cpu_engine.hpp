@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "../core/field_buffers.hpp"
+#include "description/field_buffers.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/memory.hpp"
 #include "strata/core/field_ops.hpp"

@@ -17,7 +17,7 @@
 #include <string>
 #include <utility>
 
-#include "../core/field_buffers.hpp"
+#include "description/field_buffers.hpp"
 #include "cuda_engines.hpp"
 #include "device_buffer.hpp"
 #include "strata/core/field.hpp"

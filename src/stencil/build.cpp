@@ -32,7 +32,7 @@
 #include <tuple>
 #include <vector>
 
-#include "dist/mpi.hpp"
+#include "ranks/mpi.hpp"
 #include "stencil/codegen.hpp"
 #include "stencil/model.hpp"
 #include "stencil/rtc.hpp"

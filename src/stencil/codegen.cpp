@@ -492,7 +492,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     // NVRTC compiles the kernel functor and the initial state alone (stencil/rtc.cpp): the rest is
     // the host's.
     o << "\n#include \"stencil/kernel.hpp\"\n#include \"strata/core/plane_sums.hpp\"\n#ifndef __CUDACC_RTC__\n"
-      << "#include \"core/register.hpp\"\n#include \"stencil/model.hpp\"\n"
+      << "#include \"assembly/register.hpp\"\n#include \"stencil/model.hpp\"\n"
       << "#if defined(STRATA_STENCIL_CUDA_F32) || defined(STRATA_STENCIL_CUDA_F64)\n"
       << "#include \"cuda/engine.cuh\"\n#endif\n#endif\n\nnamespace strata::stencil::" << symbol << " {\n\n";
 

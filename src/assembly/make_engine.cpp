@@ -1,40 +1,18 @@
 // The one way to build an engine: the problem's model knows its engines on every backend. The
 // CUDA backend is linked only when the build found nvcc; without it, asking for it is a clear
 // error, never a silent fallback to the CPU.
-#include "strata/engine.hpp"
-
 #include <algorithm>
-#include <chrono>
 
-#include "../dist/decomposed.hpp"
-#include "../dist/mpi.hpp"
-#include "field_buffers.hpp"
-#include "register.hpp"
+#include "assembly/register.hpp"
+#include "ranks/decomposed.hpp"
+#include "ranks/mpi.hpp"
 #include "strata/core/error.hpp"
+#include "strata/engine.hpp"
 #ifdef STRATA_HAVE_CUDA
-#include "../cuda/cuda_engines.hpp"
+#include "cuda/cuda_engines.hpp"
 #endif
 
 namespace strata {
-
-double Observables::operator[](std::string_view name) const {
-    for (const auto& [n, v] : values_)
-        if (n == name) return v;
-    throw Error("the model reports no figure '" + std::string(name) + "'");
-}
-
-int ModelInfo::field_index(std::string_view field) const {
-    for (std::size_t f = 0; f < fields.size(); ++f)
-        if (field == fields[f].name) return int(f);
-    throw UsageError("the " + name + " model has no field '" + std::string(field) + "'");
-}
-
-std::string fields_text(const ModelInfo& model, int buffers, const Extent& e, Precision p) {
-    std::string dims = std::to_string(e.px()) + " x " + std::to_string(e.py());
-    if (e.dims == 3) dims += " x " + std::to_string(e.pz());
-    return model.name + "'s fields (" + std::to_string(buffers) + " buffers of " + dims + " " +
-           std::string(to_string(p)) + " values with their ghosts)";
-}
 
 void check_cpu_options(Backend b, const EngineOptions& o) {
     if (!o.kernel.empty() && o.kernel != to_string(b))
@@ -48,51 +26,6 @@ void check_cpu_options(Backend b, const EngineOptions& o) {
 void no_cuda() {
     throw Error("the cuda backend is not available: this strata was built without CUDA "
                 "(configure with nvcc on the PATH or CMAKE_CUDA_COMPILER set)");
-}
-
-void check_traces(const PointFeatures& pf, std::int64_t step, std::size_t values) {
-    if (!pf.active()) return;
-    const std::int64_t rows = pf.rows(step);
-    if (step < 0 || values != std::size_t(rows) * pf.receivers.size())
-        throw Error("a state at step " + std::to_string(step) + " needs " + std::to_string(rows) +
-                    " rows of traces for " + std::to_string(pf.receivers.size()) + " receivers; it has " +
-                    std::to_string(values) + " values");
-}
-
-void Engine::relaunch(const EngineOptions&) {
-    throw UsageError("the " + kernel() + " engine's launch cannot change (only CUDA's has strategies to choose)");
-}
-
-double Engine::timed_advance_ms(std::int64_t steps) {
-    synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
-    advance(steps);
-    synchronize();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-template <class T>
-const HostField<T>& State<T>::field(std::string_view name) const {
-    for (const auto& [n, f] : fields)
-        if (n == name) return f;
-    throw Error("the state lacks the field '" + std::string(name) + "'");
-}
-
-template <class T>
-const std::vector<T>* State<T>::array(std::string_view name) const {
-    for (const auto& [n, a] : arrays)
-        if (n == name) return &a;
-    return nullptr;
-}
-
-template <class T>
-State<T> TypedEngine<T>::state() {
-    State<T> s;
-    s.step = step();
-    for (const FieldDecl& f : model().fields)
-        if (holds_state(f.role)) s.fields.emplace_back(f.name, field(f.name));
-    for (const std::string& a : arrays()) s.arrays.emplace_back(a, array(a));
-    return s;
 }
 
 template <class T>
@@ -175,10 +108,6 @@ bool kernel_takes_depth(Backend backend, std::string_view model, std::string_vie
 #endif
 }
 
-template struct State<float>;
-template struct State<double>;
-template class TypedEngine<float>;
-template class TypedEngine<double>;
 template std::unique_ptr<TypedEngine<float>> make_engine(const Problem&, Backend, const EngineOptions&,
                                                          const State<float>*);
 template std::unique_ptr<TypedEngine<double>> make_engine(const Problem&, Backend, const EngineOptions&,

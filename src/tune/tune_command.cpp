@@ -10,7 +10,7 @@
 #include "strata/core/error.hpp"
 #include "strata/tune.hpp"
 
-namespace strata::app {
+namespace strata {
 namespace {
 
 // One line per round on a terminal: measured/total, and the best so far.
@@ -146,17 +146,17 @@ void run_wisdom_command(const std::string& action, const std::string& argument, 
     }
 }
 
-std::string choose_launch(const RunOptions& o, const Problem& problem, Precision precision, EngineOptions& eo,
-                          std::ostream& out) {
-    if (o.backend != Backend::cuda || cuda_device_count() == 0) return {};  // the engine says why not
-    if (!o.kernel.empty() || o.chunk != 0 || o.depth != 0) return "launch: as given";
-    if (o.wisdom == RunOptions::Wisdom::ignore) return "launch: the built-in defaults (--no-wisdom)";
+std::string choose_launch(const Problem& problem, const Params& params, Backend backend, Precision precision,
+                          WisdomUse use, EngineOptions& eo, std::ostream& out) {
+    if (backend != Backend::cuda || cuda_device_count() == 0) return {};  // the engine says why not
+    if (!eo.kernel.empty() || eo.chunk != 0 || eo.depth != 0) return "launch: as given";
+    if (use == WisdomUse::ignore) return "launch: the built-in defaults (--no-wisdom)";
     const ModelInfo& model = problem.model();
     Wisdom w = Wisdom::for_device(out);
-    const WisdomKey key = wisdom_key(model, o.params, problem.extent(), precision);
+    const WisdomKey key = wisdom_key(model, params, problem.extent(), precision);
     std::optional<WisdomEntry> entry = w.find(key, kernel_names(Backend::cuda, model.name));
     bool tuned = false;
-    if (!entry && o.wisdom == RunOptions::Wisdom::tune) {
+    if (!entry && use == WisdomUse::tune) {
         const std::vector<LaunchConfig> candidates = search_space(model, problem.extent());
         // The measuring engine is gone (its memory free) before the run builds its own.
         auto tuned_on = [&](const DeviceMeasure& d) { return tune(candidates, d.measure, {}, {d.builtin}); };
@@ -172,9 +172,9 @@ std::string choose_launch(const RunOptions& o, const Problem& problem, Precision
     eo.kernel = entry->config.kernel;
     eo.chunk = entry->config.chunk;
     eo.depth = entry->config.depth;
-    eo.graphs = o.graphs && entry->config.graphs;  // --no-graphs still holds
+    eo.graphs = eo.graphs && entry->config.graphs;  // --no-graphs still holds
     return std::string(tuned ? "launch: tuned now, saved to the wisdom (" : "launch: from wisdom (") + w.path() +
            "): " + entry->config.text();
 }
 
-}  // namespace strata::app
+}  // namespace strata

@@ -10,7 +10,7 @@
 #include "mpi.hpp"
 #include "nccl.hpp"
 #ifdef STRATA_HAVE_CUDA
-#include "../cuda/cuda_engines.hpp"
+#include "cuda/cuda_engines.hpp"
 #endif
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"

@@ -5,8 +5,8 @@
 #include <iterator>
 #include <memory>
 
-#include "../cpu/cpu_engine.hpp"
-#include "../cuda/strategy_names.hpp"
+#include "cpu/cpu_engine.hpp"
+#include "cuda/strategy_names.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 

@@ -1,0 +1,35 @@
+#pragma once
+// `strata tune`, `strata wisdom`, and the wisdom's part in a run (tune.hpp has the search and the
+// store). The tuner sits above the assembly: it builds the engines it measures (make_engine).
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "strata/engine.hpp"
+#include "strata/params.hpp"
+#include "strata/problem.hpp"
+#include "strata/tune.hpp"
+
+namespace strata {
+
+struct TuneOptions {
+    std::string model;
+    Params params;
+    std::vector<Precision> precisions;
+    bool exhaustive = false;  // measure every candidate fully (the reference for the tuner)
+    bool save = true;         // store the winner in the device's wisdom
+    bool progress = false;    // a progress line (a terminal)
+};
+void run_tune(const TuneOptions& o, std::ostream& out);
+
+// `strata wisdom show | export FILE | import FILE | forget [MODEL]`.
+void run_wisdom_command(const std::string& action, const std::string& argument, std::ostream& out);
+
+// The launch configuration of a CUDA run whose kernel, chunk and depth were not given (`eo` holds
+// the run's options as given): the device's wisdom for the problem of these parameters (tuned
+// first with WisdomUse::tune when there is none), else the built-in defaults. Sets `eo` and
+// returns the report's line saying which.
+std::string choose_launch(const Problem& problem, const Params& params, Backend backend, Precision precision,
+                          WisdomUse use, EngineOptions& eo, std::ostream& out);
+
+}  // namespace strata
