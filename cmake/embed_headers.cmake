@@ -1,6 +1,6 @@
 # Writes OUT: a C++ unit holding the engines' headers (include/strata and src) as string literals,
-# for the models generated from stencil files at run time (src/stencil/build.cpp). Run by the build
-# (cmake -P) whenever a header changes.
+# for the models generated from stencil files at run time (src/stencil/cache.cpp writes them out).
+# Run by the build (cmake -P) whenever a header changes.
 file(GLOB_RECURSE public RELATIVE ${ROOT}/include ${ROOT}/include/strata/*.hpp)
 file(GLOB_RECURSE private RELATIVE ${ROOT}/src ${ROOT}/src/*.hpp ${ROOT}/src/*.cuh)
 set(body "")

@@ -141,5 +141,7 @@ struct ModelInfo {
 std::vector<const ModelInfo*> models();
 // UsageError naming the models there are when there is none of that name.
 const ModelInfo& find_model(std::string_view name);
+// Registers a model made at run time, a stencil file's; Error if the name is taken.
+void register_model(const ModelInfo* model);
 
 }  // namespace strata

@@ -1,6 +1,6 @@
 #pragma once
 // What the host compiler needs to parse the kernels' headers when it compiles an engine's host
-// side alone (STRATA_RTC_HOST: a stencil file's engines, whose kernels NVRTC compiles; build.cpp).
+// side alone (STRATA_RTC_HOST: a stencil file's engines, whose kernels NVRTC compiles; stencil/compile.cpp).
 // It only parses the kernels: their templates are never instantiated there (a launch site names a
 // kernel by its type and its name, cuda/launch.hpp), so the device's builtins need declaring, not
 // defining. cuda_runtime.h gives the rest: the execution-space keywords as nothing, dim3, uint3.

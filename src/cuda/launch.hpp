@@ -91,7 +91,7 @@ KernelRef<void (*)(P...)> kernel_ref(void (*fn)(P...), Name) {
     return {&state};
 }
 #else
-// An engine whose host side the host compiler built alone (a stencil file's, build.cpp): its kernels
+// An engine whose host side the host compiler built alone (a stencil file's, stencil/compile.cpp): its kernels
 // are NVRTC's, in the images the loader hands over (set_rtc_kernels) before any launch, each loaded
 // as a library at the first launch; a kernel is found there by the symbol NVRTC gave its name.
 struct RtcLibrary {
@@ -104,7 +104,7 @@ inline RtcLibrary& rtc_library() {
     static RtcLibrary l;
     return l;
 }
-// `table`: a line per kernel, "IMAGE SYMBOL NAME" (build.cpp writes it beside the cubins).
+// `table`: a line per kernel, "IMAGE SYMBOL NAME" (stencil/kernels.cpp writes it beside the cubins).
 inline void set_rtc_kernels(int images, const char* const* cubin, const std::size_t* bytes,
                             const char* table) {
     RtcLibrary& l = rtc_library();

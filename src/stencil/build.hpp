@@ -1,7 +1,8 @@
 #pragma once
 // A stencil file made into a registered model at run time: its generated source (codegen.hpp)
 // compiled with this build's compiler and the engines' headers (which travel inside the binary)
-// into a shared object, cached on disk, loaded, registered (build.cpp).
+// into a shared object, cached on disk, loaded, registered: cache.cpp (the cache and its lock),
+// compile.cpp (the host compile), kernels.cpp (NVRTC's compile of the kernels), load.cpp (loading).
 #include <cstdint>
 #include <istream>
 #include <string>

@@ -487,7 +487,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
                        "// models/aliev_panfilov.hpp), so every 2D strategy takes it. The stencil file:\n//\n");
     std::istringstream text(spec.text);
     for (std::string line; std::getline(text, line);) o << "//   " << line << "\n";
-    // Compiled in parts side by side (build.cpp): the registration and the CPU engines
+    // Compiled in parts side by side (compile.cpp): the registration and the CPU engines
     // (STRATA_STENCIL_MAIN), the CUDA engines of each precision (STRATA_STENCIL_CUDA_F32, _F64).
     // NVRTC compiles the kernel functor and the initial state alone (stencil/rtc.cpp): the rest is
     // the host's.
@@ -669,7 +669,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
           << "}  // namespace strata::cuda\n#endif\n";
     o << "#ifdef STRATA_STENCIL_CUDA_F32\n"
       << "// The kernels both precisions' engines launch (one list in the shared object), and where the\n"
-      << "// loader hands over NVRTC's compile of them (build.cpp).\n"
+      << "// loader hands over NVRTC's compile of them (load.cpp).\n"
       << "extern \"C\" __attribute__((visibility(\"default\"))) const std::vector<std::string>* " << kKernelNames
       << "() {\n    return &strata::cuda::kernel_names();\n}\n"
       << "extern \"C\" __attribute__((visibility(\"default\"))) void " << kKernelSetter
@@ -677,7 +677,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "    strata::cuda::set_rtc_kernels(images, cubin, bytes, table);\n}\n#endif\n";
     o << "\n#ifdef STRATA_STENCIL_MAIN\n";
 
-    o << "// The registry's entry (build.cpp): the model under `name`, for the file as parsed.\n"
+    o << "// The registry's entry (load.cpp): the model under `name`, for the file as parsed.\n"
       << "extern \"C\" __attribute__((visibility(\"default\"))) const strata::ModelInfo* " << kEntryPoint
       << "(const strata::stencil::Spec* spec, const char* name) {\n"
       << "    namespace m = strata::stencil::" << symbol << ";\n"

@@ -8,7 +8,7 @@
 namespace strata::stencil {
 
 // The source of the model unit: compiled with the engines' headers into a shared object whose
-// `strata_stencil_model` registers it (build.cpp). `symbol` makes its names unique in a process
+// `strata_stencil_model` registers it (load.cpp). `symbol` makes its names unique in a process
 // that loads several. A stencil the engines cannot take yet is a UsageError at the line and column
 // that asks for it (error_at), saying what can.
 std::string generate_model(const Spec& spec, const std::string& symbol);

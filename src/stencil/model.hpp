@@ -2,7 +2,7 @@
 // What a model generated from a stencil file stands on (codegen.cpp writes the rest): the Problem
 // every such model shares (its grid, steps, params after --params, report, snapshots), the report's
 // reductions, and the language's functions in the fields' precision on the host and the device.
-// The generated unit includes this header at run time (build.cpp), so it keeps to what the engines'
+// The generated unit includes this header at run time (compile.cpp), so it keeps to what the engines'
 // headers already need: nothing of the CLI, JSON or PNG. What its kernels need is kernel.hpp's.
 #include <cmath>
 #include <cstdint>
