@@ -4,7 +4,7 @@
 // boundary against the CPU within the precision's tolerance; heat7.stencil (heat3d's plane sums) on
 // every 3D strategy bitwise equal to heat3d; wave8.stencil (wave3d's interface) on every radius-4
 // strategy bitwise equal to wave3d; the cells-only models (wider radii, coefficients...) on naive,
-// smem and stream. They skip without a GPU.
+// smem, stream and cached. They skip without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -239,8 +239,9 @@ TEST(StencilCuda, Wave8FileEqualsBuiltinBitwise) {
 // offset, two neighbourhood fields, pointwise fields, a coefficient and the periodic boundary
 // (tests/stencils/mixed3d.stencil); variable-wave.stencil (radius 2, a coefficient, zero ghosts);
 // 2D with radius 3 and box offsets (tests/stencils/wide2d.stencil); the fixed boundary
-// (tests/stencils/fixed3d.stencil: the ghosts of both buffers at its value). Odd sizes, smaller and larger
-// than a tile; every field compared.
+// (tests/stencils/fixed3d.stencil: the ghosts of both buffers at its value); the mirror boundary in 3D
+// (mirror3d.stencil); a 2D radius-1 box (box2d.stencil). Odd sizes, smaller and larger than a tile
+// (and than cached's 8 planes or rows per thread); every field compared.
 template <class T>
 void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps) {
     const ModelInfo& m = find_model(file);
@@ -282,6 +283,10 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     cells_match_cpu<double>(wide, 5, 4, 1, 2);
     cells_match_cpu<float>(test::stencil_fixture("fixed3d.stencil"), 37, 9, 13, 4);
     cells_match_cpu<double>(test::stencil_fixture("fixed3d.stencil"), 37, 9, 13, 4);
+    cells_match_cpu<float>(test::stencil_fixture("mirror3d.stencil"), 67, 19, 21, 5);
+    cells_match_cpu<double>(test::stencil_fixture("mirror3d.stencil"), 31, 10, 9, 5);
+    cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 101, 83, 1, 7);
+    cells_match_cpu<double>(test::stencil_fixture("box2d.stencil"), 33, 150, 1, 7);
 }
 
 }  // namespace

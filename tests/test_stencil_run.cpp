@@ -262,6 +262,8 @@ TEST(StencilRun, WhatCannotRunYetIsRefusedWhereTheFileAsksForIt) {
     EXPECT_NE(refused["stream"].find("165 KB of shared memory in fp64 (2 field(s)); 99 KB is the most"),
               std::string::npos)
         << refused["stream"];
+    EXPECT_NE(refused["cached"].find("324 registers in fp64 (2 field(s)); 128 is the most"), std::string::npos)
+        << refused["cached"];
     EXPECT_NE(refused["planes"].find("cell by cell"), std::string::npos) << refused["planes"];
     // A periodic boundary a period away needs the grid at least as wide as the radius.
     const fs::path ring = fs::temp_directory_path() / ("strata-ring-" + std::to_string(getpid()) + ".stencil");

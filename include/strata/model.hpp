@@ -139,6 +139,28 @@ constexpr bool stream_fits() {
     return Model::dims == 3 && stream_ring_bytes<Model>() <= 99 * 1024;
 }
 
+// The cached strategy's window for a cells-only model (strategies3d.cuh, cells_cached): per
+// neighbourhood field, 2R+1 cells of the thread's row in each of its ZC planes (rows) and the R
+// beyond them, in registers. ZC, the planes (rows) per thread, is the most of 8, 4, 2, 1 whose window
+// takes at most kCachedWindowWords 4-byte registers in precision T (0: none fits); the strategy is
+// offered where one plane's does in fp64, so that a model's strategies are the same in both.
+inline constexpr int kCachedWindowWords = 128;
+template <class Model>
+constexpr long cached_window_words(int planes, long value_bytes) {
+    constexpr long R = Model::radius;
+    return hoods<Model>() * (planes + 2 * R) * (2 * R + 1) * value_bytes / 4;
+}
+template <class Model, class T>
+constexpr int cached_planes() {
+    for (int planes = 8; planes >= 1; planes /= 2)
+        if (cached_window_words<Model>(planes, sizeof(T)) <= kCachedWindowWords) return planes;
+    return 0;
+}
+template <class Model>
+constexpr bool cached_fits() {
+    return cached_window_words<Model>(1, sizeof(double)) <= kCachedWindowWords;
+}
+
 // Whether the temporal strategies fit the model: their tiles hold at most two neighbourhood fields
 // on chip (shared memory and registers), and advance the radius-1 stencils of the built-in shape.
 template <class Model>

@@ -46,6 +46,7 @@ int model_engine_depth(const Problem& problem, Backend backend, const EngineOpti
 #ifdef STRATA_HAVE_CUDA
     return cuda::engine_depth<P, T>(dynamic_cast<const P&>(problem), o, cells);
 #else
+    (void)problem, (void)o, (void)cells;
     no_cuda();
 #endif
 }
@@ -73,13 +74,19 @@ ModelInfo registered_model() {
         if constexpr (Kernel::dims == 3 && !stream_fits<Kernel>())
             refuse("stream", too_big("its ring of " + std::to_string(2 * Kernel::radius + 3) + " planes of a 32 x 16 tile",
                                      stream_ring_bytes<Kernel>(), 99));
+        if constexpr (!cached_fits<Kernel>())
+            refuse("cached", "its window of " + std::to_string(2 * Kernel::radius + 1) + " cells in each of " +
+                                 std::to_string(2 * Kernel::radius + 1) + " planes (rows) per thread takes " +
+                                 std::to_string(cached_window_words<Kernel>(1, sizeof(double))) +
+                                 " registers in fp64 (" + std::to_string(hoods<Kernel>()) + " field(s)); " +
+                                 std::to_string(kCachedWindowWords) + " is the most");
         const std::string why =
             "the streaming strategies take what only the built-in models give (heat3d's plane sums, wave3d's "
             "Laplacian rings, the 2D sliding rows' radius-1 star without coefficients); this model's update reads "
-            "its neighbourhood cell by cell, which naive, smem and (in 3D) stream serve";
+            "its neighbourhood cell by cell, which naive, smem, cached and (in 3D) stream serve";
         auto refuse_ladder = [&](const auto& docs) {  // the built-in ladder of the model's shape
             for (const auto& d : docs)
-                if (d.name != "naive" && d.name != "smem") refuse(d.name, why);
+                if (d.name != "naive" && d.name != "smem" && d.name != "cached") refuse(d.name, why);
         };
         if constexpr (Kernel::dims == 2)
             refuse_ladder(cuda::kStrategies2d);

@@ -87,11 +87,9 @@ std::string default_kernel(Ladder l, int points, std::int64_t cells) {
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
-    // A cells-only model: in 3D stream (each cell read about once per sweep, plus its tile's halo,
-    // the reads in flight while a plane is computed); in 2D naive, whose reuse the caches catch
-    // (smem holds a tile and its halo per field, which beyond radius 1 is mostly halo). Where
-    // stream does not fit the model (its ring), naive (engine.cuh).
-    if (l.cells_only) return l.dims == 3 ? "stream" : "naive";
+    // A cells-only model: cached (memory order, the row's neighbours in registers). Where its
+    // window does not fit the model, stream in 3D, else naive (engine.cuh).
+    if (l.cells_only) return "cached";
     // apf 8192^2: temporal depth 4 is 2.98x (fp32) and 2.42x (fp64) the best single sweep.
     if (dims == 2) return "temporal";
     if (radius == 4) return "async";  // wave3d: 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%

@@ -187,7 +187,7 @@ private:
 // The strategy asked for, or the built-in default for a grid of `cells` (device.cpp). A strategy
 // of the model's ladder that does not fit it is refused with the registry's reason (`refused`:
 // temporal for more than two neighbourhood fields, whose default is then the best 2D single
-// sweep, multi4).
+// sweep, multi4; cached for a cells-only model whose window does not fit the registers).
 template <class Model>
 Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, std::int64_t cells) {
     auto refusal = [&](const std::string& k) {
@@ -196,7 +196,8 @@ Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, st
         return std::string();
     };
     std::string fallback = default_kernel(ladder<Model>(), Model::stencil_points, cells);
-    if (!refusal(fallback).empty()) fallback = cells_only<Model>() ? "naive" : "multi4";
+    if (!refusal(fallback).empty())  // (cached's window too wide: stream's ring in 3D where it fits)
+        fallback = !cells_only<Model>() ? "multi4" : Model::dims == 3 && refusal("stream").empty() ? "stream" : "naive";
     const std::string want = name.empty() ? fallback : name;
     std::string known;
     for (const auto& s : strategies<Model>()) {

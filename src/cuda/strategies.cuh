@@ -389,9 +389,20 @@ void launch_stream3d(const Model& m, const typename Model::Fields& f, const DevG
            dim3(BX, BY), smem, s, m, f, g, planes);
 }
 
+// cached for a cells-only model: 32 x BY threads, each with its cell in ZC planes (3D: a block
+// covers 32 x BY x ZC cells) or rows (2D: 32 x BY ZC).
+template <class Model, int BY, int ZC>
+void launch_cells_cached(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
+                         cudaStream_t s) {
+    const dim3 grid = Model::dims == 3 ? dim3(blocks_for(g.nx, 32), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC))
+                                       : dim3(blocks_for(g.nx, 32), blocks_for(g.span(g.ny), BY * ZC));
+    launch(STRATA_KERNEL(cells_cached, Model, BY, ZC), grid, dim3(32, BY), 0, s, m, f, g);
+}
+
 // The strategies of a cells-only model (model.hpp): naive; smem where its tiles fit the static
 // shared memory (smem_fits); in 3D, stream where its ring fits (stream_fits: 32 x 16 tiles, two
-// planes copied ahead). ModelInfo::refused says why one is missing.
+// planes copied ahead); cached where its window fits the registers (cached_fits). ModelInfo::refused
+// says why one is missing.
 template <class Model>
 std::vector<Strategy<Model>> cell_strategies() {
     std::vector<Strategy<Model>> out;
@@ -405,6 +416,9 @@ std::vector<Strategy<Model>> cell_strategies() {
         if constexpr (stream_fits<Model>())
             out.push_back({std::string(kStrategiesCells3d[2].name), launch_stream3d<Model, 32, 16, 2>, true});
     }
+    if constexpr (cached_fits<Model>())
+        out.push_back({std::string(kStrategiesCells3d[3].name),
+                       launch_cells_cached<Model, 8, cached_planes<Model, typename Model::value_type>()>, false});
     return out;
 }
 

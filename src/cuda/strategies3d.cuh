@@ -499,6 +499,72 @@ __global__ void __launch_bounds__(BX* BY)
     }
 }
 
+// cached for a cells-only model, 2D and 3D: the grid swept in memory order, like a copy (cached3d's
+// pattern), for an update that reads its neighbourhood cell by cell. A warp is 32 consecutive cells
+// of a row; a thread owns its cell in ZC consecutive planes (3D) or rows (2D) and keeps in
+// registers, per neighbourhood field, the window of its row that the radius R spans: the cells
+// x-R .. x+R of the planes (rows) z-R .. z+ZC-1+R. Its own cells are loaded first, all at once,
+// so that they are in flight together; the others come from the lanes beside it by a shuffle (the
+// warp's end lanes read theirs). Every offset in that window (in 2D all of them; in 3D those in
+// the thread's row) is then a register; in 3D the other rows come through L1 (the block's other
+// warps read them as their own) or L2 (the neighbouring blocks'). The blocks are numbered x
+// fastest, then y, then z, so the running blocks cover a few consecutive planes and device memory
+// sees one read and one write per cell, in address order. Every load goes through load_index, so a
+// cell beyond a face is what the boundary says (a shuffled neighbour is its lane's own cell, read
+// so), and lanes past the grid's width or height read cells that exist and store nothing.
+template <class Model, int BY, int ZC>
+__global__ void __launch_bounds__(32 * BY) cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
+    using T = typename Model::value_type;
+    constexpr int R = Model::radius, H = hoods<Model>(), Q = ZC + 2 * R, W = 2 * R + 1;
+    constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>(), three = Model::dims == 3;
+    const int lane = threadIdx.x, x = blockIdx.x * 32 + lane;
+    const int y = three ? blockIdx.y * BY + threadIdx.y : 0;  // 3D: the thread's row
+    // The thread's first plane (3D) or row (2D), and the end of the launch's span of them.
+    const int s0 = g.lo + (three ? blockIdx.z * ZC : (blockIdx.y * BY + threadIdx.y) * ZC);
+    const int s_end = g.end(three ? g.nz : g.ny);
+    auto index = [&](int i, int j, int s) {  // x, y (3D) and the slow axis, as the boundary reads them
+        const int li = load_index<mirror, periodic>(i, g.nx);
+        if constexpr (three)
+            return g.at(li, load_index<mirror, periodic>(j, g.ny), load_index<mirror, periodic>(s, g.nz));
+        else
+            return g.at(li, load_index<mirror, periodic>(s, g.ny));
+    };
+    T w[H][Q][W];
+#pragma unroll
+    for (int q = 0; q < Q; ++q) {
+        const std::int64_t own = index(x, y, s0 - R + q);
+#pragma unroll
+        for (int h = 0; h < H; ++h) w[h][q][R] = hood_in<Model>(f, h)[own];
+    }
+#pragma unroll
+    for (int h = 0; h < H; ++h)
+#pragma unroll
+        for (int q = 0; q < Q; ++q)
+#pragma unroll
+            for (int d = 1; d <= R; ++d) {
+                T left = __shfl_up_sync(~0u, w[h][q][R], d), right = __shfl_down_sync(~0u, w[h][q][R], d);
+                if (lane < d) left = hood_in<Model>(f, h)[index(x - d, y, s0 - R + q)];
+                if (lane >= 32 - d) right = hood_in<Model>(f, h)[index(x + d, y, s0 - R + q)];
+                w[h][q][R - d] = left, w[h][q][R + d] = right;
+            }
+    if (x >= g.nx || (three && y >= g.ny)) return;  // (after the last shuffle)
+#pragma unroll
+    for (int k = 0; k < ZC; ++k) {
+        const int s = s0 + k;
+        if (s >= s_end) break;
+        const std::int64_t c = three ? g.at(x, y, s) : g.at(x, s);
+        if constexpr (three) {
+            auto at = [&](int h, int di, int dj, int dk) {
+                return dj == 0 ? w[h][k + R + dk][R + di] : hood_in<Model>(f, h)[index(x + di, y + dj, s + dk)];
+            };
+            m.store(neighbourhood<Model>(at), m.load_point(f, c), f, c);
+        } else {
+            auto at = [&](int h, int di, int dj) { return w[h][k + R + dj][R + di]; };
+            m.store(neighbourhood<Model>(at), m.load_point(f, c), f, c);
+        }
+    }
+}
+
 // tma: async's sweep with its loads on the Tensor Memory Accelerator, warp-specialized (CudaDMA's
 // split, tma.cuh). Threads (BX, BY + 1): the last row of threads is the DMA warp, whose first
 // lane copies each plane's tile with its halo (TXP x TY elements from (xb - OFF, yb - 1), the

@@ -17,20 +17,20 @@ namespace strata::stencil {
 
 using namespace detail;  // what the four files share (build_parts.hpp)
 
+#ifdef STRATA_HAVE_CUDA
 namespace {
 // The GPU architectures the kernels are compiled for: CMAKE_CUDA_ARCHITECTURES' numbers (90 of
 // 90, 90-real, 90-virtual), or where it names none (native, all), the current device's.
 std::vector<int> cuda_archs() {
     std::vector<int> archs;
-#ifdef STRATA_HAVE_CUDA
     std::istringstream list(STRATA_CUDA_ARCHS);
     for (std::string a; std::getline(list, a, ',');)
         if (!a.empty() && std::isdigit(static_cast<unsigned char>(a[0]))) archs.push_back(std::stoi(a));
     if (archs.empty()) archs.push_back(device_arch());
-#endif
     return archs;
 }
 }  // namespace
+#endif
 
 namespace detail {
 
