@@ -276,6 +276,7 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     cells_match_cpu<double>(mixed, 7, 5, 6, 3);
     cells_match_cpu<float>(mixed, 45, 21, 10, 5);
     cells_match_cpu<double>(mixed, 45, 21, 10, 5);
+    cells_match_cpu<float>(mixed, 99, 27, 26, 3);  // cached's blocks wholly inside the grid too
     cells_match_cpu<float>(example("variable-wave.stencil"), 41, 23, 17, 6);
     cells_match_cpu<double>(example("variable-wave.stencil"), 41, 23, 17, 6);
     cells_match_cpu<float>(wide, 77, 29, 1, 5);
@@ -287,6 +288,7 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     cells_match_cpu<double>(test::stencil_fixture("mirror3d.stencil"), 31, 10, 9, 5);
     cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 101, 83, 1, 7);
     cells_match_cpu<double>(test::stencil_fixture("box2d.stencil"), 33, 150, 1, 7);
+    cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 130, 200, 1, 7);  // (inside the grid too)
 }
 
 }  // namespace

@@ -141,7 +141,7 @@ constexpr bool stream_fits() {
 
 // The cached strategy's window for a cells-only model (strategies3d.cuh, cells_cached): per
 // neighbourhood field, 2R+1 cells of the thread's row in each of its ZC planes (rows) and the R
-// beyond them, in registers. ZC, the planes (rows) per thread, is the most of 8, 4, 2, 1 whose window
+// beyond them, in registers. ZC, the planes (rows) per thread, is the most of 8 (3D: 4), 4, 2, 1 whose window
 // takes at most kCachedWindowWords 4-byte registers in precision T (0: none fits); the strategy is
 // offered where one plane's does in fp64, so that a model's strategies are the same in both.
 inline constexpr int kCachedWindowWords = 128;
@@ -152,7 +152,8 @@ constexpr long cached_window_words(int planes, long value_bytes) {
 }
 template <class Model, class T>
 constexpr int cached_planes() {
-    for (int planes = 8; planes >= 1; planes /= 2)
+    // 3D: at most 4 planes, as the built-in cached takes (its blocks' planes in flight, measured).
+    for (int planes = Model::dims == 3 ? 4 : 8; planes >= 1; planes /= 2)
         if (cached_window_words<Model>(planes, sizeof(T)) <= kCachedWindowWords) return planes;
     return 0;
 }

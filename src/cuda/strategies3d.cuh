@@ -522,7 +522,15 @@ __global__ void __launch_bounds__(32 * BY) cells_cached(const Model m, const typ
     // The thread's first plane (3D) or row (2D), and the end of the launch's span of them.
     const int s0 = g.lo + (three ? blockIdx.z * ZC : (blockIdx.y * BY + threadIdx.y) * ZC);
     const int s_end = g.end(three ? g.nz : g.ny);
-    auto index = [&](int i, int j, int s) {  // x, y (3D) and the slow axis, as the boundary reads them
+    // Whether every cell the block reads is inside the grid (not a ghost, not past a face): then
+    // the loads skip load_index and address the cells by their offsets alone, which leaves the
+    // arithmetic of a 7-point sweep a third of what the boundary's costs.
+    const int bs0 = g.lo + (three ? blockIdx.z * ZC : blockIdx.y * BY * ZC), bs1 = bs0 + (three ? ZC : BY * ZC);
+    const bool interior = int(blockIdx.x) * 32 >= R && int(blockIdx.x + 1) * 32 + R <= g.nx && bs0 >= R &&
+                          bs1 + R <= (three ? g.nz : g.ny) &&
+                          (!three || (int(blockIdx.y) * BY >= R && int(blockIdx.y + 1) * BY + R <= g.ny));
+    auto index = [&](int i, int j, int s) -> std::int64_t {  // x, y (3D) and the slow axis, as the boundary reads them
+        if (interior) return three ? g.at(i, j, s) : g.at(i, s);
         const int li = load_index<mirror, periodic>(i, g.nx);
         if constexpr (three)
             return g.at(li, load_index<mirror, periodic>(j, g.ny), load_index<mirror, periodic>(s, g.nz));
@@ -555,7 +563,9 @@ __global__ void __launch_bounds__(32 * BY) cells_cached(const Model m, const typ
         const std::int64_t c = three ? g.at(x, y, s) : g.at(x, s);
         if constexpr (three) {
             auto at = [&](int h, int di, int dj, int dk) {
-                return dj == 0 ? w[h][k + R + dk][R + di] : hood_in<Model>(f, h)[index(x + di, y + dj, s + dk)];
+                if (dj == 0) return w[h][k + R + dk][R + di];
+                return interior ? hood_in<Model>(f, h)[c + di + dj * g.pitch + dk * g.plane]
+                                : hood_in<Model>(f, h)[index(x + di, y + dj, s + dk)];
             };
             m.store(neighbourhood<Model>(at), m.load_point(f, c), f, c);
         } else {
