@@ -141,9 +141,12 @@ constexpr bool stream_fits() {
 
 // The cached strategy's window for a cells-only model (strategies3d.cuh, cells_cached): per
 // neighbourhood field, 2R+1 cells of the thread's row in each of its ZC planes (rows) and the R
-// beyond them, in registers. ZC, the planes (rows) per thread, is the most of 8 (3D: 4), 4, 2, 1 whose window
-// takes at most kCachedWindowWords 4-byte registers in precision T (0: none fits); the strategy is
-// offered where one plane's does in fp64, so that a model's strategies are the same in both.
+// beyond them, in registers. It is offered where one plane's window takes at most
+// kCachedWindowWords 4-byte registers in fp64, so that a model's strategies are the same in both
+// precisions. ZC, the planes (rows) per thread, is the most of 8, 4, 2, 1 whose window takes at most
+// 40 registers in 3D (heat as `u + c lap(u)` at 512^3 on an H100: 8 planes 291 / 142 GCells/s in
+// fp32 / fp64, windows of 30 / 60 registers; 4 planes 277 / 166, 18 / 36) and 64 in 2D (the 9-point
+// box at 8192^2, 8 rows: 88% / 96% of copy).
 inline constexpr int kCachedWindowWords = 128;
 template <class Model>
 constexpr long cached_window_words(int planes, long value_bytes) {
@@ -152,10 +155,10 @@ constexpr long cached_window_words(int planes, long value_bytes) {
 }
 template <class Model, class T>
 constexpr int cached_planes() {
-    // 3D: at most 4 planes, as the built-in cached takes (its blocks' planes in flight, measured).
-    for (int planes = Model::dims == 3 ? 4 : 8; planes >= 1; planes /= 2)
-        if (cached_window_words<Model>(planes, sizeof(T)) <= kCachedWindowWords) return planes;
-    return 0;
+    constexpr long budget = Model::dims == 3 ? 40 : 64;
+    for (int planes = 8; planes > 1; planes /= 2)
+        if (cached_window_words<Model>(planes, sizeof(T)) <= budget) return planes;
+    return 1;
 }
 template <class Model>
 constexpr bool cached_fits() {

@@ -512,25 +512,15 @@ __global__ void __launch_bounds__(BX* BY)
 // sees one read and one write per cell, in address order. Every load goes through load_index, so a
 // cell beyond a face is what the boundary says (a shuffled neighbour is its lane's own cell, read
 // so), and lanes past the grid's width or height read cells that exist and store nothing.
-template <class Model, int BY, int ZC>
-__global__ void __launch_bounds__(32 * BY) cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
+template <class Model, int BY, int ZC, bool Interior>
+__device__ __forceinline__ void cells_cached_sweep(const Model& m, const typename Model::Fields& f, const DevGrid& g,
+                                                   int x, int y, int s0, int s_end) {
     using T = typename Model::value_type;
     constexpr int R = Model::radius, H = hoods<Model>(), Q = ZC + 2 * R, W = 2 * R + 1;
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>(), three = Model::dims == 3;
-    const int lane = threadIdx.x, x = blockIdx.x * 32 + lane;
-    const int y = three ? blockIdx.y * BY + threadIdx.y : 0;  // 3D: the thread's row
-    // The thread's first plane (3D) or row (2D), and the end of the launch's span of them.
-    const int s0 = g.lo + (three ? blockIdx.z * ZC : (blockIdx.y * BY + threadIdx.y) * ZC);
-    const int s_end = g.end(three ? g.nz : g.ny);
-    // Whether every cell the block reads is inside the grid (not a ghost, not past a face): then
-    // the loads skip load_index and address the cells by their offsets alone, which leaves the
-    // arithmetic of a 7-point sweep a third of what the boundary's costs.
-    const int bs0 = g.lo + (three ? blockIdx.z * ZC : blockIdx.y * BY * ZC), bs1 = bs0 + (three ? ZC : BY * ZC);
-    const bool interior = int(blockIdx.x) * 32 >= R && int(blockIdx.x + 1) * 32 + R <= g.nx && bs0 >= R &&
-                          bs1 + R <= (three ? g.nz : g.ny) &&
-                          (!three || (int(blockIdx.y) * BY >= R && int(blockIdx.y + 1) * BY + R <= g.ny));
+    const int lane = threadIdx.x;
     auto index = [&](int i, int j, int s) -> std::int64_t {  // x, y (3D) and the slow axis, as the boundary reads them
-        if (interior) return three ? g.at(i, j, s) : g.at(i, s);
+        if constexpr (Interior) return three ? g.at(i, j, s) : g.at(i, s);
         const int li = load_index<mirror, periodic>(i, g.nx);
         if constexpr (three)
             return g.at(li, load_index<mirror, periodic>(j, g.ny), load_index<mirror, periodic>(s, g.nz));
@@ -564,8 +554,8 @@ __global__ void __launch_bounds__(32 * BY) cells_cached(const Model m, const typ
         if constexpr (three) {
             auto at = [&](int h, int di, int dj, int dk) {
                 if (dj == 0) return w[h][k + R + dk][R + di];
-                return interior ? hood_in<Model>(f, h)[c + di + dj * g.pitch + dk * g.plane]
-                                : hood_in<Model>(f, h)[index(x + di, y + dj, s + dk)];
+                if constexpr (Interior) return hood_in<Model>(f, h)[c + di + dj * g.pitch + dk * g.plane];
+                return hood_in<Model>(f, h)[index(x + di, y + dj, s + dk)];
             };
             m.store(neighbourhood<Model>(at), m.load_point(f, c), f, c);
         } else {
@@ -573,6 +563,27 @@ __global__ void __launch_bounds__(32 * BY) cells_cached(const Model m, const typ
             m.store(neighbourhood<Model>(at), m.load_point(f, c), f, c);
         }
     }
+}
+template <class Model, int BY, int ZC>
+__global__ void __launch_bounds__(32 * BY) cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
+    constexpr int R = Model::radius;
+    constexpr bool three = Model::dims == 3;
+    const int x = blockIdx.x * 32 + threadIdx.x;
+    const int y = three ? blockIdx.y * BY + threadIdx.y : 0;  // 3D: the thread's row
+    // The thread's first plane (3D) or row (2D), and the end of the launch's span of them.
+    const int s0 = g.lo + (three ? blockIdx.z * ZC : (blockIdx.y * BY + threadIdx.y) * ZC);
+    const int s_end = g.end(three ? g.nz : g.ny);
+    // A block whose every read is inside the grid (no ghost, no cell past a face) addresses its
+    // cells by their offsets alone, without load_index: a sweep of its own, so that each keeps its
+    // loads together (a choice per load kept them apart: a 27-point box ran at half the rate).
+    const int bs0 = g.lo + (three ? blockIdx.z * ZC : blockIdx.y * BY * ZC), bs1 = bs0 + (three ? ZC : BY * ZC);
+    const bool interior = int(blockIdx.x) * 32 >= R && int(blockIdx.x + 1) * 32 + R <= g.nx && bs0 >= R &&
+                          bs1 + R <= (three ? g.nz : g.ny) &&
+                          (!three || (int(blockIdx.y) * BY >= R && int(blockIdx.y + 1) * BY + R <= g.ny));
+    if (interior)
+        cells_cached_sweep<Model, BY, ZC, true>(m, f, g, x, y, s0, s_end);
+    else
+        cells_cached_sweep<Model, BY, ZC, false>(m, f, g, x, y, s0, s_end);
 }
 
 // tma: async's sweep with its loads on the Tensor Memory Accelerator, warp-specialized (CudaDMA's
