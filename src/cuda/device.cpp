@@ -87,9 +87,17 @@ std::string default_kernel(Ladder l, int points, std::int64_t cells) {
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
-    // A cells-only model: cached (memory order, the row's neighbours in registers). Where its
-    // window does not fit the model, stream in 3D, else naive (engine.cuh).
-    if (l.cells_only) return "cached";
+    // A cells-only model: cached where it measured ahead on an H100 (docs/runs/98): 3D radius-1
+    // stars (heat as u + c lap(u) at 512^3: 294 / 151 GCells/s in fp32 / fp64 against stream's 215
+    // / 159; Gray-Scott 3D at 384^3: 145 / 84 against 129 / 75) and 2D radius-1 boxes (the 9-point
+    // box at 8192^2: 314 / 184 against naive's 222 / 161). Elsewhere stream in 3D (ahead on the
+    // 27-point box, 154 / 108 against 145 / 86, and on the radius-2 wave in fp32) and naive in 2D
+    // (ahead on a 2D star of 20 flops with divisions, 118 / 66 against 94 / 43); `strata tune`
+    // measures them all. Where the default does not fit the model, stream or naive (engine.cuh).
+    if (l.cells_only) {
+        if (radius == 1 && points == (dims == 3 ? 7 : 9)) return "cached";
+        return dims == 3 ? "stream" : "naive";
+    }
     // apf 8192^2: temporal depth 4 is 2.98x (fp32) and 2.42x (fp64) the best single sweep.
     if (dims == 2) return "temporal";
     if (radius == 4) return "async";  // wave3d: 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%
