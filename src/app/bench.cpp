@@ -140,8 +140,8 @@ State<T> check_state(const Problem& check, bool random) {
 }
 
 template <class T>
-std::vector<Row> bench_precision(const BenchOptions& o, const Problem* problem, const Problem* check, bool random_check,
-                                 double copy_gbs) {
+std::vector<Row> bench_precision(const BenchOptions& o, const Problem* problem, const Problem* check,
+                                 bool random_check, double copy_gbs) {
     const ModelInfo& m = problem->model();
     const State<T> init = random_state<T>(*problem, 1), check_init = check_state<T>(*check, random_check);
     auto ref = make_engine<T>(*check, Backend::omp, {}, &check_init);
@@ -270,10 +270,12 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
     }
     const bool random_check = random_check_stays_finite(*check);
     out << "\nmax rel err: against the CPU reference after 10 steps on a " << check_grid
-        << (random_check ? " random field\n"
-                         : " grid, from the model's initial state with 1% noise (from random fields its update "
-                           "leaves the finite numbers)\n")
-        << "GB/s and %copy count the model's minimum bytes per cell update; B/upd is what the kernel moves\n\n";
+        << (random_check
+                ? " random field\n"
+                : " grid, from the model's initial state with 1% noise (from random fields its update "
+                  "leaves the finite numbers)\n")
+        << "GB/s and %copy count the model's minimum bytes per cell update; B/upd is what the kernel "
+           "moves\n\n";
     std::snprintf(buf, sizeof buf, "%-8s %5s %-5s %-6s %10s %10s %9s %7s %6s %9s %12s\n", "kernel", "depth", "prec",
                   "launch", "ms/step", "GCells/s", "GB/s", "%copy", "B/upd", "GFLOP/s", "max rel err");
     out << buf;
@@ -285,8 +287,10 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
     j["repeats"] = o.repeats;
     j["rows"] = nlohmann::json::array();
     for (Precision prec : o.precisions) {
-        const auto rows = prec == Precision::fp32 ? bench_precision<float>(o, problem.get(), check.get(), random_check, copy_gbs)
-                                                  : bench_precision<double>(o, problem.get(), check.get(), random_check, copy_gbs);
+        const auto rows =
+            prec == Precision::fp32
+                ? bench_precision<float>(o, problem.get(), check.get(), random_check, copy_gbs)
+                : bench_precision<double>(o, problem.get(), check.get(), random_check, copy_gbs);
         for (const Row& r : rows) {
             char pct[16] = "      -";
             if (copy_gbs > 0) std::snprintf(pct, sizeof pct, "%6.1f%%", r.pct_copy);

@@ -1,6 +1,8 @@
 // `strata run MODEL`: the one run driver, for every model. Options -> problem -> engine -> the
 // time loop with its periodic hooks (the model's, snapshots, checkpoints, progress) -> the
 // model's report, the throughput figures and the files written, as text and JSON at once.
+#include "strata/run.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,12 +13,11 @@
 #include "ranks/mpi.hpp"
 #include "report.hpp"
 #include "run_io.hpp"
-#include "tune/tune_command.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/interrupt.hpp"
 #include "strata/engine.hpp"
 #include "strata/report.hpp"
-#include "strata/run.hpp"
+#include "tune/tune_command.hpp"
 
 namespace strata {
 namespace {

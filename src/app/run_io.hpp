@@ -9,8 +9,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ranks/mpi.hpp"

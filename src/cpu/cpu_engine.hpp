@@ -11,8 +11,8 @@
 
 #include "description/field_buffers.hpp"
 #include "strata/core/error.hpp"
-#include "strata/core/memory.hpp"
 #include "strata/core/field_ops.hpp"
+#include "strata/core/memory.hpp"
 #include "strata/engine.hpp"
 
 namespace strata::cpu {

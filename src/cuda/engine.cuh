@@ -17,8 +17,8 @@
 #include <string>
 #include <utility>
 
-#include "description/field_buffers.hpp"
 #include "cuda_engines.hpp"
+#include "description/field_buffers.hpp"
 #include "device_buffer.hpp"
 #include "strata/core/field.hpp"
 #include "strata/core/field_ops.hpp"
@@ -197,7 +197,9 @@ Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, st
     };
     std::string fallback = default_kernel(ladder<Model>(), Model::stencil_points, cells);
     if (!refusal(fallback).empty())  // (cached's window too wide: stream's ring in 3D where it fits)
-        fallback = !cells_only<Model>() ? "multi4" : Model::dims == 3 && refusal("stream").empty() ? "stream" : "naive";
+        fallback = !cells_only<Model>()                            ? "multi4"
+                   : Model::dims == 3 && refusal("stream").empty() ? "stream"
+                                                                   : "naive";
     const std::string want = name.empty() ? fallback : name;
     std::string known;
     for (const auto& s : strategies<Model>()) {

@@ -392,10 +392,11 @@ void launch_stream3d(const Model& m, const typename Model::Fields& f, const DevG
 // cached for a cells-only model: 32 x BY threads, each with its cell in ZC planes (3D: a block
 // covers 32 x BY x ZC cells) or rows (2D: 32 x BY ZC).
 template <class Model, int BY, int ZC>
-void launch_cells_cached(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
-                         cudaStream_t s) {
-    const dim3 grid = Model::dims == 3 ? dim3(blocks_for(g.nx, 32), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC))
-                                       : dim3(blocks_for(g.nx, 32), blocks_for(g.span(g.ny), BY * ZC));
+void launch_cells_cached(const Model& m, const typename Model::Fields& f, const DevGrid& g,
+                         const LaunchKnobs&, cudaStream_t s) {
+    const dim3 grid = Model::dims == 3
+                          ? dim3(blocks_for(g.nx, 32), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC))
+                          : dim3(blocks_for(g.nx, 32), blocks_for(g.span(g.ny), BY * ZC));
     launch(STRATA_KERNEL(cells_cached, Model, BY, ZC), grid, dim3(32, BY), 0, s, m, f, g);
 }
 
@@ -418,7 +419,8 @@ std::vector<Strategy<Model>> cell_strategies() {
     }
     if constexpr (cached_fits<Model>())
         out.push_back({std::string(kStrategiesCells3d[3].name),
-                       launch_cells_cached<Model, 8, cached_planes<Model, typename Model::value_type>()>, false});
+                       launch_cells_cached<Model, 8, cached_planes<Model, typename Model::value_type>()>,
+                       false});
     return out;
 }
 

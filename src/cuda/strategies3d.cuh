@@ -513,13 +513,14 @@ __global__ void __launch_bounds__(BX* BY)
 // cell beyond a face is what the boundary says (a shuffled neighbour is its lane's own cell, read
 // so), and lanes past the grid's width or height read cells that exist and store nothing.
 template <class Model, int BY, int ZC, bool Interior>
-__device__ __forceinline__ void cells_cached_sweep(const Model& m, const typename Model::Fields& f, const DevGrid& g,
-                                                   int x, int y, int s0, int s_end) {
+__device__ __forceinline__ void cells_cached_sweep(const Model& m, const typename Model::Fields& f,
+                                                   const DevGrid& g, int x, int y, int s0, int s_end) {
     using T = typename Model::value_type;
     constexpr int R = Model::radius, H = hoods<Model>(), Q = ZC + 2 * R, W = 2 * R + 1;
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>(), three = Model::dims == 3;
     const int lane = threadIdx.x;
-    auto index = [&](int i, int j, int s) -> std::int64_t {  // x, y (3D) and the slow axis, as the boundary reads them
+    // The cell (x, y (3D), the slow axis) as the boundary reads it.
+    auto index = [&](int i, int j, int s) -> std::int64_t {
         if constexpr (Interior) return three ? g.at(i, j, s) : g.at(i, s);
         const int li = load_index<mirror, periodic>(i, g.nx);
         if constexpr (three)
@@ -565,7 +566,8 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
     }
 }
 template <class Model, int BY, int ZC>
-__global__ void __launch_bounds__(32 * BY) cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
+__global__ void __launch_bounds__(32 * BY)
+    cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
     constexpr int R = Model::radius;
     constexpr bool three = Model::dims == 3;
     const int x = blockIdx.x * 32 + threadIdx.x;
@@ -576,7 +578,8 @@ __global__ void __launch_bounds__(32 * BY) cells_cached(const Model m, const typ
     // A block whose every read is inside the grid (no ghost, no cell past a face) addresses its
     // cells by their offsets alone, without load_index: a sweep of its own, so that each keeps its
     // loads together (a choice per load kept them apart: a 27-point box ran at half the rate).
-    const int bs0 = g.lo + (three ? blockIdx.z * ZC : blockIdx.y * BY * ZC), bs1 = bs0 + (three ? ZC : BY * ZC);
+    const int bs0 = g.lo + (three ? blockIdx.z * ZC : blockIdx.y * BY * ZC),
+              bs1 = bs0 + (three ? ZC : BY * ZC);
     const bool interior = int(blockIdx.x) * 32 >= R && int(blockIdx.x + 1) * 32 + R <= g.nx && bs0 >= R &&
                           bs1 + R <= (three ? g.nz : g.ny) &&
                           (!three || (int(blockIdx.y) * BY >= R && int(blockIdx.y + 1) * BY + R <= g.ny));

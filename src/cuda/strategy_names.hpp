@@ -52,10 +52,13 @@ inline constexpr std::array<StrategyDoc, 11> kStrategies3d{{
 inline constexpr std::array<StrategyDoc, 4> kStrategiesCells3d{{
     {"naive", "one thread per cell, every neighbour from global memory through the caches"},
     {"smem", "a 32x8 (2D) or 32x4x4 (3D; 32x4x2 beyond radius 1) tile and its halo in shared memory"},
-    {"stream", "2.5D: 32x16 tiles march along z, planes z-R..z+R and their halo in a shared-memory ring, "
-               "cp.async copies 2 ahead", true},
-    {"cached", "in memory order like a copy: a warp per row of 32 cells, up to 8 planes (rows) per thread, "
-               "its row's neighbours in registers, the others (3D) from L1/L2"},
+    {"stream",
+     "2.5D: 32x16 tiles march along z, planes z-R..z+R and their halo in a shared-memory ring, "
+     "cp.async copies 2 ahead",
+     true},
+    {"cached",
+     "in memory order like a copy: a warp per row of 32 cells, up to 8 planes (rows) per thread, "
+     "its row's neighbours in registers, the others (3D) from L1/L2"},
 }};
 inline constexpr std::array<StrategyDoc, 3> kStrategiesCells2d{
     {kStrategiesCells3d[0], kStrategiesCells3d[1], kStrategiesCells3d[3]}};
