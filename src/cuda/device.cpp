@@ -87,7 +87,7 @@ std::string default_kernel(Ladder l, int points, std::int64_t cells) {
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
-    // A cells-only model: cached where it measured ahead on an H100 (docs/runs/98): 3D radius-1
+    // A cells-only model: cached where it measured ahead on an H100 (docs/runs/100): 3D radius-1
     // stars (heat as u + c lap(u) at 512^3: 294 / 151 GCells/s in fp32 / fp64 against stream's 215
     // / 159; Gray-Scott 3D at 384^3: 145 / 84 against 129 / 75) and 2D radius-1 boxes (the 9-point
     // box at 8192^2: 314 / 184 against naive's 222 / 161). Elsewhere stream in 3D (ahead on the
