@@ -61,7 +61,7 @@ ModelInfo registered_model() {
     m.mirror = Kernel::mirror;
     m.periodic = periodic_boundary<Kernel>();
     m.cells_only = cells_only<Kernel>();
-    if constexpr (cells_only<Kernel>()) {  // strategies.cuh's cell_strategies: naive; smem and stream where they fit
+    if constexpr (cells_only<Kernel>()) {  // strategies.cuh's cell_strategies: naive; smem, stream and cached where they fit
         auto refuse = [&](std::string_view k, const std::string& why) { m.refused.emplace_back(std::string(k), why); };
         auto too_big = [](const std::string& what, long bytes, long most) {
             return what + " with a " + std::to_string(Kernel::radius) + "-cell halo takes " +
