@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, stencil, grayscott, cells, general, mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -90,21 +90,25 @@ if want cells; then  # 3D stencil files (#18): heat7 (heat3d's plane sums), wave
   bench examples/stencils/wave8.stencil --precision fp32,fp64
   unset STRATA_CACHE_DIR
 fi
-if want general; then  # #40: the kinds of file the issue measures (bench/stencils/), each beside its nearest built-in; torch.compile's 3D Gray-Scott (carry .peers)
+if want general || want general2d || want general3d; then  # #40: the kinds of file the issue measures (bench/stencils/), each beside its nearest built-in; torch.compile's 3D Gray-Scott (carry .peers)
   export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
   $build/strata probe > /dev/null
-  bench bench/stencils/heat-lap3d.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
-  bench heat3d --stencil 7pt --precision fp32,fp64 --kernels cached --repeats 5
-  bench bench/stencils/heat-box27.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
-  bench heat3d --stencil 27pt --precision fp32,fp64 --kernels async,tma --repeats 5
-  bench bench/stencils/aniso9-2d.stencil --precision fp32,fp64 --kernels naive,cached --repeats 5
-  bench heat2d --precision fp32,fp64 --kernels multi4 --repeats 5
-  bench bench/stencils/rd-coef2d.stencil --precision fp32,fp64 --kernels naive,cached --repeats 5
-  bench bench/stencils/gray-scott3d.stencil -n 384 --precision fp32,fp64 --kernels stream,cached --repeats 5
-  bench examples/stencils/variable-wave.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
-  if [ -f .peers/anchors.py ]; then
-    echo "\$ python3 ../shared/peers/anchors.py copy gs3d" | tee -a "$out/bench.txt"
-    python3 .peers/anchors.py copy gs3d 2>&1 | grep -v Warning | tee -a "$out/bench.txt"
+  if want general || want general2d; then
+    bench bench/stencils/aniso9-2d.stencil --precision fp32,fp64 --kernels naive,cached,temporal --depth 2,4,6,8 --repeats 5
+    bench heat2d --precision fp32,fp64 --kernels multi4,temporal --depth 4,8 --repeats 5
+    bench bench/stencils/rd-coef2d.stencil --precision fp32,fp64 --kernels naive,cached,temporal --depth 2,4,6 --repeats 5
+  fi
+  if want general || want general3d; then
+    bench bench/stencils/heat-lap3d.stencil --precision fp32,fp64 --kernels cached,temporal --depth 2,3,4,5,6 --repeats 5
+    bench heat3d --stencil 7pt --precision fp32,fp64 --kernels cached,temporal --depth 2,4 --repeats 5
+    bench bench/stencils/heat-box27.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
+    bench heat3d --stencil 27pt --precision fp32,fp64 --kernels async,tma --repeats 5
+    bench bench/stencils/gray-scott3d.stencil -n 384 --precision fp32,fp64 --kernels stream,cached --repeats 5
+    bench examples/stencils/variable-wave.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
+    if [ -f .peers/anchors.py ]; then
+      echo "\$ python3 ../shared/peers/anchors.py copy gs3d" | tee -a "$out/bench.txt"
+      python3 .peers/anchors.py copy gs3d 2>&1 | grep -v Warning | tee -a "$out/bench.txt"
+    fi
   fi
   unset STRATA_CACHE_DIR
 fi

@@ -114,7 +114,7 @@ TEST(Stencil, LetsAreValuesOfTheCellReadBelow) {
     EXPECT_EQ(s.min_values_per_cell(), 2);
 }
 
-TEST(Stencil, LapSpellsOutAxisByAxis) {
+TEST(Stencil, LapSumsAsTheBuiltinHeatOfItsDimension) {
     const ExprPtr e = expand_lap("u", 2, {});
     // ((u[-1,0] + u[1,0]) + (u[0,-1] + u[0,1])) - 4 * u[0,0]
     ASSERT_EQ(e->op, "-");
@@ -124,6 +124,17 @@ TEST(Stencil, LapSpellsOutAxisByAxis) {
     EXPECT_EQ(sum.args[1]->args[0]->offset, (std::vector<int>{0, -1}));
     EXPECT_EQ(e->args[1]->args[0]->value, 4.0);
     EXPECT_EQ(e->args[1]->args[1]->offset, (std::vector<int>{0, 0}));
+    // 3D: heat3d's chain, ((((u[-1,0,0] + u[1,0,0]) + u[0,-1,0]) + u[0,1,0]) + u[0,0,-1]) + u[0,0,1].
+    const ExprPtr e3 = expand_lap("u", 3, {});
+    const Expr* at = e3->args[0].get();
+    for (const std::vector<int>& o :
+         {std::vector<int>{0, 0, 1}, {0, 0, -1}, {0, 1, 0}, {0, -1, 0}, {1, 0, 0}}) {
+        ASSERT_EQ(at->op, "+");
+        EXPECT_EQ(at->args[1]->offset, o);
+        at = at->args[0].get();
+    }
+    EXPECT_EQ(at->offset, (std::vector<int>{-1, 0, 0}));
+    EXPECT_EQ(e3->args[1]->args[0]->value, 6.0);
 }
 
 struct BadCase {
@@ -195,7 +206,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"dims 2\nlet w = 1\nfield u = w\nu' = u\n", "3:11", "'w' is a let"}));
 
 // Which interface a 3D file's model gets (codegen.cpp): heat3d's plane sums where the field's
-// neighbours are read only as the sum heat3d forms, in its order; cells otherwise.
+// neighbours are read only as the sum of its faces, in heat3d's order (lap's) or pairwise axis by
+// axis; cells otherwise.
 TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     const std::string sum = "u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1]";
     auto kind = [](const std::string& text) {
@@ -207,10 +219,17 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     EXPECT_EQ(kind("u' = u + c * (" + sum + " - 6 * u)"), "planes");
     EXPECT_EQ(kind("let s = " + sum + "\nu' = u + c * (s - 6 * u) * abs(u) + c * (" + sum + ")"), "planes");
     EXPECT_EQ(kind("u' = 2 * u"), "planes");  // no neighbour at all
-    // Another order (the bits would differ), lap (summed axis by axis), brackets, a lone neighbour,
-    // a box neighbour, another boundary, a second field, a coefficient:
+    // lap, heat3d's sum too; pairs axis by axis (2D lap's order), each in a file of its own.
+    const std::string pairs = "((u[-1,0,0] + u[1,0,0]) + (u[0,-1,0] + u[0,1,0])) + (u[0,0,-1] + u[0,0,1])";
+    EXPECT_EQ(kind("u' = u + c * lap(u)"), "planes");
+    EXPECT_EQ(kind("u' = u + c * (" + sum + " - 6 * u) + c * lap(u) * u"), "planes");
+    EXPECT_EQ(kind("u' = u + c * (" + pairs + " - 6 * u) + c * (" + pairs + ") * u"), "planes");
+    // Another order (the bits would differ), both orders in one file, brackets of neither, a lone
+    // neighbour, a box neighbour, another boundary, a second field, a coefficient:
     EXPECT_EQ(kind("u' = u + c * (u[1,0,0] + u[-1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6 * u)"), "cells");
-    EXPECT_EQ(kind("u' = u + c * lap(u)"), "cells");
+    EXPECT_EQ(kind("u' = u + c * (" + pairs + " - 6 * u) + c * lap(u)"), "cells");
+    EXPECT_EQ(kind("u' = u + c * ((u[0,-1,0] + u[0,1,0]) + (u[-1,0,0] + u[1,0,0]) + (u[0,0,-1] + u[0,0,1]))"),
+              "cells");
     EXPECT_EQ(kind("u' = u + c * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + (u[0,0,-1] + u[0,0,1]))"), "cells");
     EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[0,0,1]"), "cells");
     EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[1,1,0]"), "cells");
@@ -221,6 +240,20 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     const std::string heat = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + sum + " - 6 * u)\n"), "t");
     EXPECT_NE(heat.find("const T n_u = (c + (p_c * (faces - (T(6) * c))));"), std::string::npos) << heat;
     EXPECT_EQ(heat.find("nb("), std::string::npos) << heat;
+    // lap: the same source. Pairs: the plane's pairs summed first, the plane below kept until the one above.
+    const std::string lap =
+        generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * lap(u)\n"), "t");
+    for (const char* line : {"const T n_u = (c + (p_c * (faces - (T(6) * c))));",
+                             "s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);", "partial_words = 1;"})
+        EXPECT_NE(lap.find(line), std::string::npos) << lap;
+    EXPECT_EQ(lap.find("nb("), std::string::npos) << lap;
+    const std::string p = generate_model(
+        parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + pairs + " - 6 * u)\n"), "t");
+    EXPECT_NE(p.find("const T n_u = (c + (p_c * (faces - (T(6) * c))));"), std::string::npos) << p;
+    EXPECT_NE(p.find("s.edge = (u(-1, 0) + u(1, 0)) + (u(0, -1) + u(0, 1));"), std::string::npos) << p;
+    EXPECT_NE(p.find("faces = p.faces + (p.edges + above.center);"), std::string::npos) << p;
+    EXPECT_NE(p.find("partial_words = 2;"), std::string::npos) << p;
+    EXPECT_EQ(p.find("nb("), std::string::npos) << p;
 }
 
 // A leapfrog (q' = p, p's update pointwise but for one term that alone reads the neighbourhood, a

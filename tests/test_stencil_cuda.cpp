@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "stencil/build.hpp"
 #include "strata/engine.hpp"
@@ -207,9 +209,10 @@ TEST(StencilCuda, TwoNeighbourhoodFieldsMatchCpuOnEveryStrategy) {
 // strategy (temporal at depths 2 and 5) bitwise equal to the built-in heat3d 7pt with the same
 // strategy, on a box no tile divides.
 template <class T>
-void heat7_equals_builtin() {
+void heat7_equals_builtin(const std::string& file = "heat7.stencil") {
+    SCOPED_TRACE(file);
     const Heat3dProblem builtin(HeatParams::make_box(37, 19, 13, HeatStencil::p7));
-    const ModelInfo& m = find_model(example("heat7.stencil"));
+    const ModelInfo& m = find_model(example(file));
     const auto generated = m.box(Params{{"params", "c=" + test::exact(builtin.params.c)}}, 37, 19, 13);
     const State<T> init = test::random_state_of<T>("u", builtin.extent(), 5, true);
     every_strategy_bitwise<T>(builtin, "heat3d", m, *generated, init, 7, {"u"});
@@ -218,6 +221,12 @@ TEST(StencilCuda, Heat7FileEqualsBuiltinBitwise) {
     REQUIRE_GPU();
     heat7_equals_builtin<float>();
     heat7_equals_builtin<double>();
+}
+// diffusion3d.stencil, `u + c * lap(u)`: lap sums as heat3d does, so the same.
+TEST(StencilCuda, LapHeatFileEqualsBuiltinBitwise) {
+    REQUIRE_GPU();
+    heat7_equals_builtin<float>("diffusion3d.stencil");
+    heat7_equals_builtin<double>("diffusion3d.stencil");
 }
 
 // wave8.stencil, wave3d's leapfrog in its order, has wave3d's interface (codegen.cpp): every
@@ -240,12 +249,14 @@ TEST(StencilCuda, Wave8FileEqualsBuiltinBitwise) {
 // (tests/stencils/mixed3d.stencil); variable-wave.stencil (radius 2, a coefficient, zero ghosts);
 // 2D with radius 3 and box offsets (tests/stencils/wide2d.stencil); the fixed boundary
 // (tests/stencils/fixed3d.stencil: the ghosts of both buffers at its value); the mirror boundary in 3D
-// (mirror3d.stencil); a 2D radius-1 box (box2d.stencil). Odd sizes, smaller and larger than a tile
-// (and than cached's 8 planes or rows per thread); every field compared.
+// (mirror3d.stencil); a 2D radius-1 box (box2d.stencil); 2D radius 2 with each boundary, pointwise
+// fields, a coefficient and two boxes (mirror2d, fixed2d, periodic2d.stencil); and a plane-sum
+// model, 3D heat summed pairwise (pairs3d.stencil), on heat3d's ladder. Odd sizes, smaller and larger than a
+// tile (and than cached's 8 planes or rows per thread); every field compared.
 template <class T>
-void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps) {
+void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps, bool cells = true) {
     const ModelInfo& m = find_model(file);
-    ASSERT_TRUE(m.cells_only);
+    ASSERT_EQ(m.cells_only, cells);
     const auto p = m.box(Params{}, nx, ny, nz);
     State<T> init;
     std::uint32_t seed = 20;
@@ -259,16 +270,23 @@ void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps)
     cpu->advance(steps);
     const double tol = sizeof(T) == 8 ? 1e-12 : 1e-5;
     const auto chunked = kernel_names(Backend::cuda, m.name, true);
-    for (const std::string& k : kernel_names(Backend::cuda, m.name))
-        for (int chunk : std::count(chunked.begin(), chunked.end(), k) ? std::vector<int>{0, 3} : std::vector<int>{0}) {
+    for (const std::string& k : kernel_names(Backend::cuda, m.name)) {
+        const bool chunks = std::count(chunked.begin(), chunked.end(), k) > 0,
+                   depths = kernel_takes_depth(Backend::cuda, m.name, k);
+        // Several chunks of planes, the last one partial; passes of several steps and a shorter last one.
+        for (int knob : chunks   ? std::vector<int>{0, 3}
+                        : depths ? std::vector<int>{1, 2, 5}
+                                 : std::vector<int>{0}) {
             EngineOptions o{k, false};
-            o.chunk = chunk;  // several chunks of planes, the last one partial
+            (depths ? o.depth : o.chunk) = knob;
             auto gpu = engine<T>(m, *p, Backend::cuda, o, &init);
             gpu->advance(steps);
             for (const auto& [name, values] : init.fields)
                 EXPECT_LE(max_relative_error(gpu->field(name), cpu->field(name)), tol)
-                    << file << " " << k << " chunk " << chunk << " " << name << " " << nx << "x" << ny << "x" << nz;
+                    << file << " " << k << (depths ? " depth " : " chunk ") << knob << " " << name << " "
+                    << nx << "x" << ny << "x" << nz;
         }
+    }
 }
 TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     REQUIRE_GPU();
@@ -289,6 +307,46 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 101, 83, 1, 7);
     cells_match_cpu<double>(test::stencil_fixture("box2d.stencil"), 33, 150, 1, 7);
     cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 130, 200, 1, 7);  // (inside the grid too)
+    // 3D heat summed pairwise: heat3d's ladder on plane sums of two-word partials (temporal, tma...).
+    cells_match_cpu<float>(test::stencil_fixture("pairs3d.stencil"), 67, 37, 29, 7, false);
+    cells_match_cpu<double>(test::stencil_fixture("pairs3d.stencil"), 45, 19, 23, 7, false);
+    // The 2D temporal kernel's boundaries at radius 2, with pointwise fields and coefficients, and
+    // two neighbourhood fields of a box: tiles inside the grid and across each face.
+    for (const char* f : {"mirror2d.stencil", "fixed2d.stencil", "periodic2d.stencil"}) {
+        cells_match_cpu<float>(test::stencil_fixture(f), 181, 150, 1, 7);
+        cells_match_cpu<double>(test::stencil_fixture(f), 150, 181, 1, 7);
+        cells_match_cpu<float>(test::stencil_fixture(f), 9, 13, 1, 5);  // smaller than a tile
+    }
+}
+
+// Without --kernel, past a million cells: a 2D cells-only file runs its temporal kernel, deeper
+// for a light update (the 9-point box's 15 flops: depth 8 in fp32, 6 in fp64), or cached, then
+// naive, where temporal does not fit (radius 3); `u + c * lap(u)` in 3D runs heat3d's temporal at
+// depth 4, and its faces summed pairwise at depth 2 in fp64 (two-word partial sums: strategies.cuh).
+TEST(StencilCuda, DefaultKernelsOfFilesFollowTheirShape) {
+    REQUIRE_GPU();
+    auto info = [](const std::string& file, int n, int nz, bool fp64) {
+        const ModelInfo& m = find_model(file);
+        const auto p = m.box(Params{}, n, n, nz);
+        return fp64 ? engine<double>(m, *p, Backend::cuda, {}, nullptr)->kernel_info()
+                    : engine<float>(m, *p, Backend::cuda, {}, nullptr)->kernel_info();
+    };
+    const std::string box = test::stencil_fixture("box2d.stencil"),
+                      wide = test::stencil_fixture("wide2d.stencil"), lap = example("diffusion3d.stencil"),
+                      pairs = test::stencil_fixture("pairs3d.stencil");
+    for (const auto& [k, file, n, nz, fp64, kernel, depth] :
+         std::vector<std::tuple<int, std::string, int, int, bool, std::string, int>>{
+             {0, box, 1100, 1, false, "temporal", 8},
+             {1, box, 1100, 1, true, "temporal", 6},
+             {2, wide, 1100, 1, false, "naive", 1},
+             {3, lap, 104, 104, false, "temporal", 4},
+             {4, lap, 104, 104, true, "temporal", 4},
+             {5, pairs, 104, 104, false, "temporal", 4},
+             {6, pairs, 104, 104, true, "temporal", 2}}) {
+        const KernelInfo i = info(file, n, nz, fp64);
+        EXPECT_EQ(i.name, kernel) << k;
+        EXPECT_EQ(i.depth, depth) << k;
+    }
 }
 
 }  // namespace

@@ -283,9 +283,10 @@ TEST(StencilRun, WhatCannotRunYetIsRefusedWhereTheFileAsksForIt) {
 // heat7.stencil writes the built-in heat3d's 7-point update in its order: with the built-in's c,
 // the same bits from the same random state on an odd box, both precisions, both CPU backends.
 template <class T>
-void heat7_equals_builtin(Backend backend) {
+void heat7_equals_builtin(Backend backend, const std::string& file = "heat7.stencil") {
+    SCOPED_TRACE(file);
     const Heat3dProblem builtin(HeatParams::make_box(19, 13, 11, HeatStencil::p7));
-    const ModelInfo& m = find_model(example("heat7.stencil"));
+    const ModelInfo& m = find_model(example(file));
     EXPECT_FALSE(m.cells_only);  // heat3d's plane sums (codegen.cpp)
     const auto generated = m.box(Params{{"params", "c=" + exact(builtin.params.c)}}, 19, 13, 11);
     const State<T> init = test::random_state_of<T>("u", builtin.extent(), 6, false);
@@ -298,6 +299,45 @@ void heat7_equals_builtin(Backend backend) {
 }
 TEST(StencilRun, Heat7FileEqualsBuiltinBitwiseCpuFp64) { heat7_equals_builtin<double>(Backend::cpu); }
 TEST(StencilRun, Heat7FileEqualsBuiltinBitwiseOmpFp32) { heat7_equals_builtin<float>(Backend::omp); }
+
+// diffusion3d.stencil, 3D heat as `u + c * lap(u)`: lap sums as heat3d does, so the file has
+// heat3d's plane sums (heat3d's ladder, temporal and the TMA included) and bits.
+TEST(StencilRun, LapHeatFileEqualsBuiltinBitwise) {
+    heat7_equals_builtin<double>(Backend::cpu, "diffusion3d.stencil");
+    heat7_equals_builtin<float>(Backend::omp, "diffusion3d.stencil");
+#ifdef STRATA_HAVE_CUDA
+    const std::vector<std::string> kernels =
+        kernel_names(Backend::cuda, find_model(example("diffusion3d.stencil")).name);
+    EXPECT_NE(std::find(kernels.begin(), kernels.end(), "temporal"), kernels.end());
+#endif
+}
+
+// A 3D heat file whose faces are summed pairwise axis by axis (tests/stencils/pairs3d.stencil) gets
+// the plane sums too, in its order: the same bits as the same update read cell by cell (a twin
+// with the fixed boundary at 0, which keeps a file cells-only with the same ghosts), from the
+// same random state on an odd box, both precisions, both CPU backends.
+template <class T>
+void pairs_equal_cells(Backend backend) {
+    const ModelInfo& m = find_model(test::stencil_fixture("pairs3d.stencil"));
+    EXPECT_FALSE(m.cells_only);
+    const fs::path twin =
+        fs::temp_directory_path() / ("strata-pairs-cells-" + std::to_string(getpid()) + ".stencil");
+    std::ofstream(twin) << "dims 3\nfield u = 0\nparam c = 0.1\nboundary fixed 0\n"
+                           "u' = u + c * (((u[-1,0,0] + u[1,0,0]) + (u[0,-1,0] + u[0,1,0])) + (u[0,0,-1] + "
+                           "u[0,0,1]) - 6 * u)\n";
+    const ModelInfo& c = find_model(twin.string());
+    fs::remove(twin);
+    EXPECT_TRUE(c.cells_only);
+    const auto a = m.box(Params{}, 19, 13, 11), b = c.box(Params{}, 19, 13, 11);
+    const State<T> init = test::random_state_of<T>("u", a->extent(), 8, false);
+    auto ea = engine<T>(m, *a, backend, &init), eb = engine<T>(c, *b, backend, &init);
+    ea->advance(9);
+    eb->advance(9);
+    EXPECT_TRUE(test::bitwise_equal(ea->field("u"), eb->field("u")))
+        << "max relative difference " << max_relative_error(ea->field("u"), eb->field("u"));
+}
+TEST(StencilRun, PairsHeatFileGetsPlaneSumsWithItsBitsCpuFp64) { pairs_equal_cells<double>(Backend::cpu); }
+TEST(StencilRun, PairsHeatFileGetsPlaneSumsWithItsBitsOmpFp32) { pairs_equal_cells<float>(Backend::omp); }
 
 // wave8.stencil writes wave3d's leapfrog and 8th-order Laplacian in its order: with wave3d's vdt2
 // (a velocity varying per cell), its weights as params, no sponge and no sources, the same bits

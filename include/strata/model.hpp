@@ -165,11 +165,14 @@ constexpr bool cached_fits() {
     return cached_window_words<Model>(1, sizeof(double)) <= kCachedWindowWords;
 }
 
-// Whether the temporal strategies fit the model: their tiles hold at most two neighbourhood fields
-// on chip (shared memory and registers), and advance the radius-1 stencils of the built-in shape.
+// Whether a temporal strategy fits the model: its tiles hold at most two neighbourhood fields on
+// chip (shared memory and registers). The built-in shapes' kernels advance radius-1 stencils; a
+// cells-only model's (2D only, so far) reads any neighbourhood up to radius 2, star or box.
+inline constexpr int kTemporalMaxHoods = 2, kCellsTemporalMaxRadius = 2;
 template <class Model>
 constexpr bool temporal_fits() {
-    return hoods<Model>() <= 2 && !cells_only<Model>();
+    if (hoods<Model>() > kTemporalMaxHoods) return false;
+    return !cells_only<Model>() || (Model::dims == 2 && Model::radius <= kCellsTemporalMaxRadius);
 }
 
 // The engine's buffers for a model's N fields, as a kernel step sees them: `in[f]` is what field

@@ -122,8 +122,11 @@ std::vector<double> resolve_params(const Spec& spec, int nx, int ny, int nz);
 // `grid`: nx, ny, nz for a param's formula (null elsewhere, where none can appear).
 double evaluate(const Expr& e, const Spec& spec, const double (&xyz)[3], const int* grid = nullptr);
 
-// lap(NAME) spelled out in the order generated code sums it: the neighbours axis by axis, x first
-// (-1 then +1), then minus 2 * dims times the centre.
+// lap(NAME) spelled out in the order generated code sums it, the built-in heat model's of its
+// dimension, so that `u + c * lap(u)` has its bits: in 2D heat2d's pairs, (u[-1,0] + u[1,0]) +
+// (u[0,-1] + u[0,1]); in 3D heat3d's chain, u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] +
+// u[0,0,-1] + u[0,0,1] added left to right (whose plane sums every 3D strategy takes, codegen.cpp).
+// Then minus 2 * dims times the centre.
 ExprPtr expand_lap(const std::string& field, int dims, Where at);
 
 }  // namespace strata::stencil

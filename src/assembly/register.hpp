@@ -61,7 +61,8 @@ ModelInfo registered_model() {
     m.mirror = Kernel::mirror;
     m.periodic = periodic_boundary<Kernel>();
     m.cells_only = cells_only<Kernel>();
-    if constexpr (cells_only<Kernel>()) {  // strategies.cuh's cell_strategies: naive; smem, stream and cached where they fit
+    // strategies.cuh's cell_strategies: naive; smem, stream, cached and temporal where they fit.
+    if constexpr (cells_only<Kernel>()) {
         auto refuse = [&](std::string_view k, const std::string& why) { m.refused.emplace_back(std::string(k), why); };
         auto too_big = [](const std::string& what, long bytes, long most) {
             return what + " with a " + std::to_string(Kernel::radius) + "-cell halo takes " +
@@ -80,13 +81,22 @@ ModelInfo registered_model() {
                                  std::to_string(cached_window_words<Kernel>(1, sizeof(double))) +
                                  " registers in fp64 (" + std::to_string(hoods<Kernel>()) + " field(s)); " +
                                  std::to_string(kCachedWindowWords) + " is the most");
+        if constexpr (Kernel::dims == 2 && !temporal_fits<Kernel>())
+            refuse("temporal", "its kernel for a model read cell by cell holds at most " +
+                                   std::to_string(kTemporalMaxHoods) + " neighbourhood fields of radius " +
+                                   std::to_string(kCellsTemporalMaxRadius) + " at most: this model reads " +
+                                   std::to_string(hoods<Kernel>()) + " of radius " +
+                                   std::to_string(Kernel::radius));
         const std::string why =
             "the streaming strategies take what only the built-in models give (heat3d's plane sums, wave3d's "
-            "Laplacian rings, the 2D sliding rows' radius-1 star without coefficients); this model's update reads "
-            "its neighbourhood cell by cell, which naive, smem, cached and (in 3D) stream serve";
+            "Laplacian rings, the 2D sliding rows' radius-1 star without coefficients); this model's "
+            "update reads its neighbourhood cell by cell, which naive, smem, cached and (in 2D) temporal, "
+            "(in 3D) stream serve";
         auto refuse_ladder = [&](const auto& docs) {  // the built-in ladder of the model's shape
             for (const auto& d : docs)
-                if (d.name != "naive" && d.name != "smem" && d.name != "cached") refuse(d.name, why);
+                if (d.name != "naive" && d.name != "smem" && d.name != "cached" &&
+                    (Kernel::dims == 3 || d.name != "temporal"))
+                    refuse(d.name, why);
         };
         if constexpr (Kernel::dims == 2)
             refuse_ladder(cuda::kStrategies2d);

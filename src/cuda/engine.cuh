@@ -196,8 +196,11 @@ Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, st
         return std::string();
     };
     std::string fallback = default_kernel(ladder<Model>(), Model::stencil_points, cells);
-    if (!refusal(fallback).empty())  // (cached's window too wide: stream's ring in 3D where it fits)
+    // (A 2D cells-only model too wide for temporal: cached where its window fits; cached's window
+    // too wide in 3D: stream's ring where it fits.)
+    if (!refusal(fallback).empty())
         fallback = !cells_only<Model>()                            ? "multi4"
+                   : Model::dims == 2 && refusal("cached").empty() ? "cached"
                    : Model::dims == 3 && refusal("stream").empty() ? "stream"
                                                                    : "naive";
     const std::string want = name.empty() ? fallback : name;

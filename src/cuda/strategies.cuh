@@ -40,10 +40,19 @@ constexpr int kDefaultPlanesAsync3d = 16;
 //   fp32 279 against 273 / 152 / 64 (async 322): its queues spill about 120 bytes per thread
 //   at depth 2 and 340 at depth 3.
 constexpr int kDefaultDepth2d = 4, kDefaultDepth3dStar = 4, kDefaultDepth3dBox = 2;
+// A star whose partial update holds two words (partial_words), in fp64 (1024 threads of 64
+// registers): depth 2, the deepest without spills (depth 3: 36 bytes per thread, 4: 172).
+constexpr int kDefaultDepth3dPairs64 = 2;
 // 2D models whose update is a few flops (heat2d's 7, against apf's 28) pay less for the cells a
 // deeper pass recomputes. heat2d 8192^2 on an H100, GCells/s at depth 4 / 6 / 7 / 8 / 10 / 16:
 // fp32 1387 / 1606 / 1717 / 1792 / 1490 / 1002, fp64 673 / 817 / 783 / 795 / 729 / 467.
 constexpr int kLightFlops = 8, kDefaultDepth2dLight32 = 8, kDefaultDepth2dLight64 = 6;
+// A cells-only 2D model (cells_temporal2d) reads its neighbours from registers it fills per step,
+// whatever their number: light up to 16 flops. At 8192^2 on an H100 (docs/runs/104): the 9-point
+// box (15 flops) fp32 at depth 2 / 4 / 6 / 8: 574 / 940 / 972 / 1015 GCells/s, fp64 368 / 577 / 597
+// / 577; a two-field file of 20 flops, three of them exact divisions, fp32 at 2 / 4 / 6: 149 / 218 /
+// 211, fp64 93 / 116 / 112. A step of radius R reaches R cells: the depth is divided by R.
+constexpr int kCellsLightFlops = 16;
 
 template <class Model>
 using LaunchFn = void (*)(const Model&, const typename Model::Fields&, const DevGrid&, const LaunchKnobs&,
@@ -194,6 +203,51 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     return t;
 }
 
+// temporal for a cells-only 2D model: cells_temporal2d on temporal2d's tiles, whose steps reach R
+// cells each.
+template <class Model, int BX, int BY, int CY, int MinBlocks>
+void launch_cells_temporal2d(const Model& m, const typename Model::Fields& rd,
+                             const typename Model::Fields& wr, const DevGrid& g, int depth,
+                             const LaunchKnobs&, cudaStream_t s) {
+    using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
+    const int reach = depth * Model::radius;
+    const int tiles_x = int(blocks_for(g.nx, Tile::out_w(reach)));
+    const int tiles = tiles_x * int(blocks_for(g.span(g.ny), Tile::out_h(reach)));
+    constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY>();
+    const auto kernel = STRATA_KERNEL(cells_temporal2d, Model, BX, BY, CY, MinBlocks);
+    allow_dynamic_smem(kernel, smem);
+    launch(kernel, tiles, dim3(BX, BY), smem, s, m, rd, wr, g, depth, tiles_x);
+}
+// Its bytes per cell update: each tile's extended region of the neighbourhood fields and the Point
+// (pointwise fields and coefficients) read, the output region's new values written (the model's
+// min_bytes_per_cell counts the words read and written once per cell).
+template <class Model, int BX, int BY, int CY>
+double cells_temporal2d_bytes(const DevGrid& g, int depth, const LaunchKnobs&) {
+    using T = typename Model::value_type;
+    using Tile = TemporalTile<T, BX, BY, CY>;
+    const int reach = depth * Model::radius;
+    constexpr double read =
+                         hoods<Model>() + (kHasPoint<Model> ? sizeof(typename Model::Point) / sizeof(T) : 0),
+                     written = Model::min_bytes_per_cell / double(sizeof(T)) - read;
+    const double bx = blocks_for(g.nx, Tile::out_w(reach)), by = blocks_for(g.ny, Tile::out_h(reach));
+    const double cells = double(g.nx) * g.ny;
+    return (bx * by * Tile::CELLS * read + cells * written) * sizeof(T) / (cells * depth);
+}
+template <class Model, int BX, int BY, int CY, int MinBlocks>
+Strategy<Model> cells_temporal2d_strategy(std::string_view name) {
+    Strategy<Model> t{std::string(name)};
+    t.fused = launch_cells_temporal2d<Model, BX, BY, CY, MinBlocks>;
+    t.fused_bytes = cells_temporal2d_bytes<Model, BX, BY, CY>;
+    t.max_depth =
+        std::max(1, TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth / Model::radius);
+    constexpr bool fp32 = sizeof(typename Model::value_type) == 4;
+    t.default_depth = std::max(1, (Model::flops_per_cell > kCellsLightFlops ? kDefaultDepth2d
+                                   : fp32                                   ? kDefaultDepth2dLight32
+                                                                            : kDefaultDepth2dLight64) /
+                                      Model::radius);
+    return t;
+}
+
 // temporal3d's tiles at a depth: the blocks of one layer of z-chunks.
 template <class T, int BY>
 int temporal3d_tiles(const DevGrid& g, int depth) {
@@ -298,7 +352,10 @@ Strategy<Model> temporal3d_strategy(std::string_view name) {
     t.fused = launch_temporal3d<Model, BY, S, MinBlocks, Ks...>;
     t.fused_bytes = temporal3d_bytes<Model, BY, S, MinBlocks, Ks...>;
     t.max_depth = std::max({Ks...});
-    t.default_depth = Model::star ? kDefaultDepth3dStar : kDefaultDepth3dBox;
+    t.default_depth = !Model::star ? kDefaultDepth3dBox
+                      : partial_words<Model>() > 1 && sizeof(typename Model::value_type) == 8
+                          ? kDefaultDepth3dPairs64
+                          : kDefaultDepth3dStar;
     return t;
 }
 
@@ -358,7 +415,11 @@ std::vector<Strategy<Model>> radius1_strategies() {
         // 1024 (64 registers either way; no spill up to depth 4). Measured on an H100 (512^3,
         // depth 4): 64 x 64 tiles of 1024 threads (fp32, one block per SM) were 8% slower, and
         // unrolling the plane loop twice (to rotate the register queue by renaming) 1-2% slower.
-        constexpr int TB = sizeof(typename Model::value_type) == 4 ? 2 : 1;
+        // A star whose partial update holds two words (a file's `lap(u)`: the plane below's centre
+        // waits for the one above, codegen.cpp) adds one register per cell and level, which two blocks
+        // of 64 registers cannot hold: in fp32 it keeps one block of 128 (at depth 4, 184 bytes of
+        // spills per thread otherwise).
+        constexpr int TB = sizeof(typename Model::value_type) == 4 && partial_words<Model>() == 1 ? 2 : 1;
         out.push_back(temporal3d_strategy<Model, 32, 4, TB, 1, 2, 3, 4, 5, 6, 7, 8>(kStrategies3d[8].name));
 #ifdef STRATA_CUDA_TMA
         // async's tile and ring (32 x 8 threads of 2 rows x V cells, 4 stages), loaded by the TMA.
@@ -421,6 +482,18 @@ std::vector<Strategy<Model>> cell_strategies() {
         out.push_back({std::string(kStrategiesCells3d[3].name),
                        launch_cells_cached<Model, 8, cached_planes<Model, typename Model::value_type>()>,
                        false});
+    // temporal2d's shapes: fp32 16 x 16 threads, fp64 32 x 16, 4 rows each; two blocks per SM
+    // for one neighbourhood field, one for two (twice the shared memory) or, in fp64, with
+    // pointwise fields or coefficients (the registers of two blocks of 512 threads are 64 each:
+    // a Point of two words spilled 280 bytes per thread there).
+    if constexpr (Model::dims == 2 && temporal_fits<Model>()) {
+        constexpr bool fp64 = sizeof(typename Model::value_type) == 8;
+        constexpr int B = hoods<Model>() > 1 || (fp64 && kHasPoint<Model>) ? 1 : 2;
+        if constexpr (sizeof(typename Model::value_type) == 4)
+            out.push_back(cells_temporal2d_strategy<Model, 16, 16, 4, B>(kStrategiesCells2d[3].name));
+        else
+            out.push_back(cells_temporal2d_strategy<Model, 32, 16, 4, B>(kStrategiesCells2d[3].name));
+    }
     return out;
 }
 

@@ -48,7 +48,7 @@ inline constexpr std::array<StrategyDoc, 11> kStrategies3d{{
 }};
 
 // A cells-only model's (model.hpp: a stencil file's in 3D, or wider than the 2D ladder takes);
-// in 2D the first two.
+// in 2D naive, smem, cached and a temporal kernel of its own.
 inline constexpr std::array<StrategyDoc, 4> kStrategiesCells3d{{
     {"naive", "one thread per cell, every neighbour from global memory through the caches"},
     {"smem", "a 32x8 (2D) or 32x4x4 (3D; 32x4x2 beyond radius 1) tile and its halo in shared memory"},
@@ -60,8 +60,14 @@ inline constexpr std::array<StrategyDoc, 4> kStrategiesCells3d{{
      "in memory order like a copy: a warp per row of 32 cells, up to 8 planes (rows) per thread, "
      "its row's neighbours in registers, the others (3D) from L1/L2"},
 }};
-inline constexpr std::array<StrategyDoc, 3> kStrategiesCells2d{
-    {kStrategiesCells3d[0], kStrategiesCells3d[1], kStrategiesCells3d[3]}};
+inline constexpr std::array<StrategyDoc, 4> kStrategiesCells2d{
+    {kStrategiesCells3d[0],
+     kStrategiesCells3d[1],
+     kStrategiesCells3d[3],
+     {"temporal",
+      "--depth K steps per pass over memory: 64x64 overlapped tiles, each thread's 4 rows of 16 bytes and "
+      "their pointwise fields in registers (radius <= 2, at most two neighbourhood fields)",
+      false, true}}};
 
 // The radius-4 wave model (wave_strategies.cuh).
 inline constexpr std::array<StrategyDoc, 5> kStrategiesWave{{

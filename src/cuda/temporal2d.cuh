@@ -285,4 +285,205 @@ constexpr std::size_t temporal2d_smem_bytes() {
     return 2 * std::size_t(hoods<Model>()) * Tile::CELLS * sizeof(typename Model::value_type);
 }
 
+// temporal (2D) for a cells-only model (model.hpp): temporal2d's tiles, thread layout and
+// exactness, for any update the model reads cell by cell: radius R up to 2 (at most V, so that one
+// shuffle brings the R columns beside a thread's V), star or box, one or two neighbourhood fields,
+// pointwise fields and coefficients, every boundary. A step reaches R cells, so after step s the
+// cells at least sR from the tile's edge are exact, and the margins are depth R (x: rounded up to V).
+//
+// Per step a thread builds, per neighbourhood field, the window its cells read: rows y-R ..
+// y+CY-1+R and columns x-R .. x+V-1+R. Its own rows are its registers; the R rows above and below
+// come from shared memory, where each thread leaves its first and last R rows after each step;
+// the R columns on either side come by one shuffle each way (every row for a box, the own rows
+// for a star). The update reads the window at compile-time places, so it stays in registers.
+// A cell's pointwise fields and coefficients (the model's Point) stay in its thread's registers for
+// the whole pass: the coefficients are read once per pass, the pointwise fields written once.
+//
+// The boundary, in tiles that reach past a face (a block-uniform choice; the others pay nothing):
+// - periodic: a tile is a window of the periodic grid, loaded a period away: nothing to do;
+// - fixed (zero included): the cells outside the domain hold the ghost value, set after the load
+//   and after every step, so that their neighbours read it;
+// - mirror (radius-1 stars only, as the stencil language says): a neighbour outside is its image
+//   inside (load_index's rule, -1 -> 1, n -> n-2), the neighbour on the cell's other side, which
+//   its window holds: the cells on a face read that instead, a select per read.
+enum class TileEdge { none, fixed, mirror };
+
+template <class Model, int BX, int BY, int CY, TileEdge Edge>
+__device__ __forceinline__ void cells_temporal2d_steps(
+    const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
+    Lanes<typename Model::value_type, 16 / sizeof(typename Model::value_type)> (&ev)[hoods<Model>()][CY],
+    typename Model::Point (&pt)[CY][16 / sizeof(typename Model::value_type)], const DevGrid& g, int x0,
+    int y0, unsigned warp_dist, int depth) {
+    using T = typename Model::value_type;
+    using Tile = TemporalTile<T, BX, BY, CY>;
+    constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS, H = hoods<Model>();
+    constexpr int R = Model::radius, Q = CY + 2 * R, W = V + 2 * R;
+    using Vec = Lanes<T, V>;
+    const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
+    const int x = x0 + sx, y = y0 + row0;  // the first own cell
+    for (int s = 1; s <= depth; ++s) {
+        if (warp_dist >= unsigned(s * R)) {  // warp-uniform: some row of the warp is exact after step s
+            T w[H][Q][W];
+#pragma unroll
+            for (int h = 0; h < H; ++h) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {  // the rows above and below, clamped into the tile
+                    const Vec a = *reinterpret_cast<const Vec*>(cur + h * CELLS + max(row0 - R + r, 0) * TW +
+                                                                sx),
+                              b = *reinterpret_cast<const Vec*>(cur + h * CELLS +
+                                                                min(row0 + CY + r, TH - 1) * TW + sx);
+#pragma unroll
+                    for (int v = 0; v < V; ++v) w[h][r][R + v] = a.v[v], w[h][R + CY + r][R + v] = b.v[v];
+                }
+#pragma unroll
+                for (int j = 0; j < CY; ++j)
+#pragma unroll
+                    for (int v = 0; v < V; ++v) w[h][R + j][R + v] = ev[h][j].v[v];
+#pragma unroll
+                for (int r = 0; r < Q; ++r) {
+                    if (Model::star && (r < R || r >= R + CY)) continue;  // a star reads no corner
+#pragma unroll
+                    for (int d = 1; d <= R; ++d) {
+                        w[h][r][R - d] = __shfl_up_sync(~0u, w[h][r][R + V - d], 1, BX);
+                        w[h][r][R + V - 1 + d] = __shfl_down_sync(~0u, w[h][r][R + d - 1], 1, BX);
+                    }
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < CY; ++j)
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    auto at = [&](int h, int di, int dj) {
+                        if constexpr (Edge ==
+                                      TileEdge::mirror) {  // a radius-1 star: the other side's neighbour
+                            if (di != 0)
+                                return (di < 0 ? x + v == 0 : x + v == g.nx - 1) ? w[h][R + j][R + v - di]
+                                                                                 : w[h][R + j][R + v + di];
+                            if (dj != 0)
+                                return (dj < 0 ? y + j == 0 : y + j == g.ny - 1) ? w[h][R + j - dj][R + v]
+                                                                                 : w[h][R + j + dj][R + v];
+                        }
+                        return w[h][R + j + dj][R + v + di];
+                    };
+                    T u[H];
+                    m.next_values(neighbourhood<Model>(at), pt[j][v], u);
+#pragma unroll
+                    for (int h = 0; h < H; ++h) ev[h][j].v[v] = u[h];
+                }
+            if constexpr (Edge == TileEdge::fixed) {
+#pragma unroll
+                for (int j = 0; j < CY; ++j)
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        if (unsigned(x + v) >= unsigned(g.nx) || unsigned(y + j) >= unsigned(g.ny))
+#pragma unroll
+                            for (int h = 0; h < H; ++h) ev[h][j].v[v] = T(ghost_value<Model>());
+            }
+#pragma unroll
+            for (int j = 0; j < CY; ++j)  // the rows other threads read
+                if (j < R || j >= CY - R)
+#pragma unroll
+                    for (int h = 0; h < H; ++h)
+                        *reinterpret_cast<Vec*>(nxt + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
+        }
+        __syncthreads();
+        auto* t = cur;
+        cur = nxt;
+        nxt = t;
+    }
+}
+
+// `rd` supplies the old state, `wr` receives the new one; they must not alias (temporal2d's rule).
+// Tiles numbered row-major over tiles_x tile columns, one per block. Dynamic shared memory: two
+// TW x TH tiles per neighbourhood field.
+template <class Model, int BX, int BY, int CY, int MinBlocks>
+__global__ void __launch_bounds__(BX* BY, MinBlocks)
+    cells_temporal2d(const Model m, const typename Model::Fields rd, const typename Model::Fields wr,
+                     const DevGrid g, const int depth, const int tiles_x) {
+    using T = typename Model::value_type;
+    using Tile = TemporalTile<T, BX, BY, CY>;
+    constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS, H = hoods<Model>(),
+                  R = Model::radius;
+    static_assert(R <= V && Model::dims == 2);
+    static_assert(!Model::mirror || (R == 1 && Model::star), "the mirror boundary serves radius-1 stars");
+    using Vec = Lanes<T, V>;
+    constexpr bool periodic = periodic_boundary<Model>();
+    T* const tiles_a = reinterpret_cast<T*>(dynamic_smem());  // H tiles each
+    T* const tiles_b = tiles_a + H * CELLS;
+    const int reach = depth * R, mx = Tile::margin_x(reach);
+    const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
+    const int x0 = int(blockIdx.x % unsigned(tiles_x)) * Tile::out_w(reach) - mx,
+              y0 = g.lo + int(blockIdx.x / unsigned(tiles_x)) * Tile::out_h(reach) - reach;
+    const int x = x0 + sx, y = y0 + row0;  // the first own cell
+    const TileEdge edge = periodic || (x0 >= 0 && y0 >= 0 && x0 + TW <= g.nx && y0 + TH <= g.ny)
+                              ? TileEdge::none
+                          : Model::mirror ? TileEdge::mirror
+                                          : TileEdge::fixed;
+    // The largest distance of an own row to the tile's edge, over the warp (temporal2d's skip).
+    int dist = 0;
+#pragma unroll
+    for (int j = 0; j < CY; ++j) dist = max(dist, min(row0 + j, TH - 1 - row0 - j));
+    const unsigned warp_dist = __reduce_max_sync(~0u, unsigned(dist));
+
+    // The tile from memory: cells outside the domain a period away, or clamped (a V-aligned run
+    // reaches past the last column into the ghost and the row padding, which exist) and then, for
+    // a fixed boundary, the ghost value.
+    Vec ev[H][CY];
+    typename Model::Point pt[CY][V];
+    auto wrap = [](int i, int n) { return (i % n + n) % n; };
+#pragma unroll
+    for (int j = 0; j < CY; ++j) {
+        const int yj = periodic ? wrap(y + j, g.ny) : min(max(y + j, 0), g.ny - 1);
+        if (!periodic || (x >= 0 && x + V <= g.nx)) {
+            const std::int64_t c = g.at(periodic ? x : min(max(x, 0), (g.nx - 1) / V * V), yj);
+#pragma unroll
+            for (int h = 0; h < H; ++h) ev[h][j] = *reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c);
+        } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+#pragma unroll
+                for (int h = 0; h < H; ++h)
+                    ev[h][j].v[v] = hood_in<Model>(rd, h)[g.at(wrap(x + v, g.nx), yj)];
+        }
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const int xv = periodic ? wrap(x + v, g.nx) : min(max(x + v, 0), g.nx - 1);
+            pt[j][v] = m.load_point(rd, g.at(xv, yj));
+            if (edge == TileEdge::fixed &&
+                (unsigned(x + v) >= unsigned(g.nx) || unsigned(y + j) >= unsigned(g.ny)))
+#pragma unroll
+                for (int h = 0; h < H; ++h) ev[h][j].v[v] = T(ghost_value<Model>());
+        }
+        if (j < R || j >= CY - R)
+#pragma unroll
+            for (int h = 0; h < H; ++h)
+                *reinterpret_cast<Vec*>(tiles_a + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
+    }
+    __syncthreads();
+    constexpr TileEdge kEdge = periodic ? TileEdge::none : Model::mirror ? TileEdge::mirror : TileEdge::fixed;
+    if (edge == TileEdge::none)
+        cells_temporal2d_steps<Model, BX, BY, CY, TileEdge::none>(m, tiles_a, tiles_b, ev, pt, g, x0, y0,
+                                                                  warp_dist, depth);
+    else if constexpr (kEdge != TileEdge::none)
+        cells_temporal2d_steps<Model, BX, BY, CY, kEdge>(m, tiles_a, tiles_b, ev, pt, g, x0, y0, warp_dist,
+                                                         depth);
+
+    // The exact cells out: the output region's, inside the domain and the launch's span of rows.
+    if (sx < mx || sx >= TW - mx) return;
+#pragma unroll
+    for (int j = 0; j < CY; ++j) {
+        const int sy = row0 + j;
+        if (sy < reach || sy >= TH - reach || y + j >= g.end(g.ny)) continue;
+        const std::int64_t c = g.at(x, y + j);
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            if (x + v >= g.nx) continue;
+            T u[H];
+#pragma unroll
+            for (int h = 0; h < H; ++h) u[h] = ev[h][j].v[v];
+            m.write_values(u, pt[j][v], wr, c + v);
+        }
+    }
+}
+
 }  // namespace strata::cuda

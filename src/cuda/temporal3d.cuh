@@ -38,6 +38,17 @@
 
 namespace strata::cuda {
 
+// The words of a star model's Partial that its pipelines carry per cell (`static constexpr int
+// partial_words`; 1 for models that do not say: heat3d's `faces`). A file's `lap(u)` carries two
+// (codegen.cpp: lap sums the plane below with the one above, so its centre waits).
+template <class Model>
+constexpr int partial_words() {
+    if constexpr (requires { Model::partial_words; })
+        return Model::partial_words;
+    else
+        return 1;
+}
+
 // 16-byte shared-memory accesses at a 32-bit shared address.
 template <class Vec>
 __device__ __forceinline__ Vec lds16(unsigned a) {

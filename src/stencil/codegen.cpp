@@ -47,6 +47,16 @@ bool at_offset(const Expr& e) {
 // The field a read at an offset reads (lap's argument for lap).
 const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::call ? e.args[0]->name : e.name; }
 
+// The orders a plane-sum model may sum u's six face neighbours in, each from its plane sums
+// (planes_functor), so that every strategy of heat3d's ladder gives the file's bits:
+// - chain, heat3d's: ((((u[-1,0,0] + u[1,0,0]) + u[0,-1,0]) + u[0,1,0]) + u[0,0,-1]) + u[0,0,1],
+//   as a file writes it without brackets, and as `lap(u)` sums in 3D (faces_chain, expand_lap);
+// - pairs, axis by axis: ((u[-1,0,0] + u[1,0,0]) + (u[0,-1,0] + u[0,1,0])) + (u[0,0,-1] +
+//   u[0,0,1]), 2D lap's order carried to 3D (faces_pairs). Its partial sums hold two words per
+//   cell instead of one (the plane below waits for the one above), so its temporal kernel runs
+//   shallower or with fewer blocks (strategies.cuh).
+enum class Faces { none, chain, pairs };
+
 // The generated model's fields: those read through neighbourhoods first, in the file's order (the
 // strategies' `in`/`out`, or `in[h]`/`out[h]` for several), then those read and written at their
 // cell only (`states`), then the coefficients.
@@ -56,15 +66,17 @@ const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::ca
 // at most one pointwise field, no coefficients. One has heat3d's plane sums (models/heat3d.hpp,
 // core/plane_sums.hpp), which every 3D strategy of the radius-1 ladder takes (cached, async,
 // temporal, tma...): 3D, one field, the zero boundary, its neighbours read only as the sum
-// heat3d forms, in its order (faces_chain). One has wave3d's interface (models/wave3d.hpp), which
-// every radius-4 strategy takes (planes, async, tma...): a leapfrog (leapfrog_split). Any other (3D
-// otherwise, wider or box neighbourhoods, coefficients, several pointwise fields, the fixed
-// boundary) is `cells_only` (model.hpp): its update reads the neighbourhood cell by cell, which
-// the CPU backends and, on the GPU, naive, smem and (3D) stream serve.
+// heat3d forms, in its order (lap's too) or pairs axis by axis (Faces). One has wave3d's interface
+// (models/wave3d.hpp), which every radius-4 strategy takes (planes, async, tma...): a leapfrog
+// (leapfrog_split). Any other (3D otherwise, wider or box neighbourhoods, coefficients, several
+// pointwise fields, the fixed boundary) is `cells_only` (model.hpp): its update reads the
+// neighbourhood cell by cell, which the CPU backends and, on the GPU, naive, smem, cached, (3D)
+// stream and (2D) temporal serve.
 struct Layout {
     std::vector<const FieldDef*> hoods, states, coefs;
     bool cells = false;
     bool planes = false;  // heat3d's interface: the field's face neighbours summed as plane sums
+    Faces faces = Faces::none;  // (planes) the order of that sum
     // wave3d's interface (leapfrog_split): the field's update, and its term that reads the
     // neighbourhood (the strategies' `laplacian`); null for the other kinds.
     const Expr* next = nullptr;
@@ -88,29 +100,52 @@ struct Layout {
     int fields() const { return int(hoods.size() + states.size() + coefs.size()); }
 };
 
-// The sum of u's six face neighbours as heat3d forms it from its plane sums (the four in the
-// plane, then below, then above, added left to right): ((((u[-1,0,0] + u[1,0,0]) + u[0,-1,0]) +
-// u[0,1,0]) + u[0,0,-1]) + u[0,0,1], exactly as a file writes it without brackets. Same order,
-// same bits: the plane-sum strategies compute this sum and nothing else of the neighbourhood.
+bool reads_face(const Expr* e, const std::string& u, int dx, int dy, int dz) {
+    return e && e->kind == Expr::Kind::field && e->name == u && !e->updated &&
+           e->offset == std::vector<int>{dx, dy, dz};
+}
+const Expr* added(const Expr& e, int arg) {
+    return e.kind == Expr::Kind::binary && e.op == "+" ? e.args[std::size_t(arg)].get() : nullptr;
+}
+
 bool faces_chain(const Expr& e, const std::string& u) {
     static const int order[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
     const Expr* at = &e;
     for (int k = 5; k >= 0; --k) {
-        const Expr* read = k > 0 ? (at->kind == Expr::Kind::binary && at->op == "+" ? at->args[1].get() : nullptr) : at;
-        if (!read || read->kind != Expr::Kind::field || read->name != u || read->updated ||
-            read->offset != std::vector<int>(order[k], order[k] + 3))
-            return false;
+        const Expr* read = k > 0 ? added(*at, 1) : at;
+        if (!reads_face(read, u, order[k][0], order[k][1], order[k][2])) return false;
         if (k > 0) at = at->args[0].get();
     }
     return true;
 }
-// Whether every read of u in `e` is at its cell or inside a faces_chain.
-bool reads_faces_only(const Expr& e, const std::string& u) {
-    if (faces_chain(e, u)) return true;
-    if (e.kind == Expr::Kind::call && e.name == "lap") return false;  // summed in another order (parse.cpp)
+bool faces_pairs(const Expr& e, const std::string& u) {
+    auto pair = [&](const Expr* p, int axis) {
+        int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+        lo[axis] = -1, hi[axis] = 1;
+        return p && reads_face(added(*p, 0), u, lo[0], lo[1], lo[2]) &&
+               reads_face(added(*p, 1), u, hi[0], hi[1], hi[2]);
+    };
+    const Expr* plane = added(e, 0);
+    return plane && pair(added(*plane, 0), 0) && pair(added(*plane, 1), 1) && pair(added(e, 1), 2);
+}
+Faces faces_sum(const Expr& e, const std::string& u) {
+    return faces_chain(e, u) ? Faces::chain : faces_pairs(e, u) ? Faces::pairs : Faces::none;
+}
+
+// Whether every read of u in `e` is at its cell or inside a sum of its faces, all in one order
+// (`order`: none until the first sum is met).
+bool reads_faces_only(const Expr& e, const std::string& u, Faces& order) {
+    auto take = [&](Faces f) {
+        if (order != Faces::none && order != f) return false;
+        order = f;
+        return true;
+    };
+    if (const Faces f = faces_sum(e, u); f != Faces::none) return take(f);
+    if (e.kind == Expr::Kind::call && e.name == "lap") return e.args[0]->name == u && take(Faces::chain);
     if (e.kind == Expr::Kind::field && e.name == u && !e.updated)
         return std::all_of(e.offset.begin(), e.offset.end(), [](int d) { return d == 0; });
-    return std::all_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return reads_faces_only(*a, u); });
+    return std::all_of(e.args.begin(), e.args.end(),
+                       [&](const ExprPtr& a) { return reads_faces_only(*a, u, order); });
 }
 
 // Whether e reads u's neighbourhood: u at an offset, lap, or a let (a leapfrog's lets are its
@@ -212,8 +247,9 @@ Layout plan(const Spec& spec) {
               spec.boundary == Boundary::fixed;
     l.planes = spec.dims == 3 && l.radius == 1 && l.star && l.hoods.size() == 1 && l.states.empty() &&
                l.coefs.empty() && spec.boundary == Boundary::zero &&
-               std::all_of(spec.updates.begin(), spec.updates.end(),
-                           [&](const Update& u) { return reads_faces_only(*u.value, l.hoods[0]->name); });
+               std::all_of(spec.updates.begin(), spec.updates.end(), [&](const Update& u) {
+                   return reads_faces_only(*u.value, l.hoods[0]->name, l.faces);
+               });
     if (l.planes) l.cells = false;
     std::tie(l.next, l.lap) = leapfrog_split(spec, l);
     if (l.lap) l.cells = false;
@@ -302,7 +338,8 @@ public:
             case Expr::Kind::unary:
                 return e.op == "-" ? cat({"(-", arg(0), ")"}) : cat({t, "(", arg(0), " == ", t, "(0))"});
             case Expr::Kind::binary: {
-                if (layout_ && layout_->planes && faces_chain(e, layout_->hoods[0]->name)) return "faces";
+                if (layout_ && layout_->planes && faces_sum(e, layout_->hoods[0]->name) == layout_->faces)
+                    return "faces";
                 const std::string& op = e.op;
                 if (op == "+" || op == "-" || op == "*") return cat({"(", arg(0), " ", op, " ", arg(1), ")"});
                 if (op == "/") return cat({"strata::divide(", arg(0), ", ", arg(1), ")"});  // a / b's bits (core/hd.hpp)
@@ -341,8 +378,9 @@ void params_and_constructor(std::ostream& o, const Spec& spec) {
 }
 
 // The rest of a cells-only model's functor (model.hpp): its Fields, the Point of the values read
-// and written at the cell (pointwise fields and coefficients), and one store that computes the
-// updates and lets in the file's order and writes every field.
+// and written at the cell (pointwise fields and coefficients), `next_values` that computes the
+// updates and lets in the file's order, `write_values` that writes every field, and `store`, the
+// two at once. The temporal strategy keeps the values of several steps on chip between them.
 void cells_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emitter& kernel) {
     const int H = int(l.hoods.size()), S = int(l.states.size()), C = int(l.coefs.size()), N = l.fields();
     auto names = [](const std::vector<const FieldDef*>& v) {
@@ -381,8 +419,10 @@ void cells_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emi
     if (S) o << "        for (int n = 0; n < " << S << "; ++n) p.s[n] = f.s[n][i];\n";
     if (C) o << "        for (int n = 0; n < " << C << "; ++n) p.c[n] = f.c[n][i];\n";
     o << "        return p;\n    }\n\n"
+      << "    // The cell's new values: its neighbourhood fields' into u (in the model's order), its\n"
+      << "    // pointwise fields' into p (every update reads the old values).\n"
       << "    template <class Nb>\n"
-      << "    STRATA_HD void store(const Nb& nb, const Point& p, const Fields& f, std::int64_t i) const {\n"
+      << "    STRATA_HD void next_values(const Nb& nb, Point& p, T (&u)[" << H << "]) const {\n"
       << "        (void)nb, (void)p;\n";
     for (int n = 0; n < S; ++n) {
         const std::string& name = l.states[std::size_t(n)]->name;
@@ -394,34 +434,57 @@ void cells_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emi
     }
     for (const Update& u : spec.updates)
         o << "        const T " << (u.local ? "l_" : "n_") << u.field << " = " << kernel(*u.value) << ";\n";
+    for (int h = 0; h < H; ++h) o << "        u[" << h << "] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
+    for (int n = 0; n < S; ++n)
+        o << "        p.s[" << n << "] = n_" << l.states[std::size_t(n)]->name << ";\n";
+    o << "    }\n"
+      << "    // Where they go: the neighbourhood fields' second buffers; the pointwise fields in place.\n"
+      << "    STRATA_HD void write_values(const T (&u)[" << H
+      << "], const Point& p, const Fields& f, std::int64_t i) const {\n"
+      << "        (void)p;\n";
     for (int h = 0; h < H; ++h) {
         o << "        f.out";
         if (H > 1) o << "[" << h << "]";
-        o << "[i] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
+        o << "[i] = u[" << h << "];\n";
     }
-    for (int n = 0; n < S; ++n) o << "        f.s[" << n << "][i] = n_" << l.states[std::size_t(n)]->name << ";\n";
-    o << "    }\n";
+    for (int n = 0; n < S; ++n) o << "        f.s[" << n << "][i] = p.s[" << n << "];\n";
+    o << "    }\n"
+      << "    template <class Nb>\n"
+      << "    STRATA_HD void store(const Nb& nb, Point p, const Fields& f, std::int64_t i) const {\n"
+      << "        T u[" << H
+      << "];\n        next_values(nb, p, u);\n        write_values(u, p, f, i);\n    }\n";
 }
 
 // The rest of a plane-sum model's functor: heat3d's interface (models/heat3d.hpp) with the file's
-// updates in `finish`, where the field's own value is `c` and its faces_chain `faces`, summed from
-// the plane sums in heat3d's order (its bits, on every strategy that takes them).
+// updates in `finish`, where the field's own value is `c` and the sum of its faces `faces`, summed
+// from the plane sums in the file's order (Faces): heat3d's chain (lap's) gives heat3d's bits, the
+// pairs theirs, on every strategy that takes them.
 void planes_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emitter& kernel) {
     const std::string& u = l.hoods[0]->name;
+    const bool chain = l.faces == Faces::chain;
     o << "    struct Fields {\n        const T* in;  // " << u << " now\n        T* out;       // " << u
       << " next\n    };\n    struct Point {};\n\n";
     params_and_constructor(o, spec);
     o << "    STRATA_HD static Fields bind(const FieldPtrs<T, 1>& b) { return {b.in[0], b.out[0]}; }\n"
-      << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { (void)f, (void)i; return {}; }\n\n"
+      << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { (void)f, (void)i; return "
+         "{}; }\n\n"
       << "    // `u(di, dj)` reads one plane at an in-plane offset.\n"
       << "    template <class Nb2>\n    STRATA_HD PlaneSums<T> plane_sums(const Nb2& u) const {\n"
       << "        PlaneSums<T> s;\n        s.center = u(0, 0);\n"
-      << "        s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);\n        s.corner = T(0);\n        return s;\n    }\n"
+      << (chain ? "        s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);\n"
+                : "        s.edge = (u(-1, 0) + u(1, 0)) + (u(0, -1) + u(0, 1));\n")
+      << "        s.corner = T(0);\n        return s;\n    }\n"
       << "    struct Partial {\n        T faces, edges, corners;\n    };\n"
+      << "    static constexpr int partial_words = " << (chain ? 1 : 2) << ";  // (temporal3d.cuh)\n"
       << "    STRATA_HD Partial partial(const PlaneSums<T>& below, const PlaneSums<T>& at) const {\n"
-      << "        return {at.edge + below.center, T(0), T(0)};\n    }\n"
-      << "    STRATA_HD T finish(const PlaneSums<T>& at, const Partial& p, const PlaneSums<T>& above) const {\n"
-      << "        const T c = at.center, faces = p.faces + above.center;\n        (void)c, (void)faces;\n";
+      << (chain ? "        return {at.edge + below.center, T(0), T(0)};\n    }\n"
+                : "        return {at.edge, below.center, T(0)};  // (the plane below waits for the one "
+                  "above)\n    }\n")
+      << "    STRATA_HD T finish(const PlaneSums<T>& at, const Partial& p, const PlaneSums<T>& above) const "
+         "{\n"
+      << (chain ? "        const T c = at.center, faces = p.faces + above.center;\n"
+                : "        const T c = at.center, faces = p.faces + (p.edges + above.center);\n")
+      << "        (void)c, (void)faces;\n";
     for (const Update& up : spec.updates)
         o << "        const T " << (up.local ? "l_" : "n_") << up.field << " = " << kernel(*up.value) << ";\n";
     o << "        return n_" << u << ";\n    }\n"

@@ -618,7 +618,10 @@ ExprPtr expand_lap(const std::string& field, int dims, Where at) {
         return std::make_shared<const Expr>(std::move(e));
     };
     ExprPtr sum = bin("+", read(0, -1), read(0, 1));
-    for (int axis = 1; axis < dims; ++axis) sum = bin("+", sum, bin("+", read(axis, -1), read(axis, 1)));
+    if (dims == 2)
+        sum = bin("+", sum, bin("+", read(1, -1), read(1, 1)));
+    else
+        for (int axis = 1; axis < dims; ++axis) sum = bin("+", bin("+", sum, read(axis, -1)), read(axis, 1));
     Expr k = make(Expr::Kind::number, at);
     k.value = 2.0 * dims;
     return bin("-", sum, bin("*", std::make_shared<const Expr>(std::move(k)), read(-1, 0)));
