@@ -99,8 +99,9 @@ if want general || want general2d || want general3d; then  # #40: the kinds of f
     bench bench/stencils/rd-coef2d.stencil --precision fp32,fp64 --kernels naive,cached,temporal --depth 2,4,6 --repeats 5
   fi
   if want general || want general3d; then
-    bench bench/stencils/heat-lap3d.stencil --precision fp32,fp64 --kernels cached,temporal --depth 2,3,4,5,6 --repeats 5
+    bench bench/stencils/heat-lap3d.stencil --precision fp32,fp64 --kernels cached,temporal --depth 2,4 --repeats 5
     bench heat3d --stencil 7pt --precision fp32,fp64 --kernels cached,temporal --depth 2,4 --repeats 5
+    bench tests/stencils/pairs3d.stencil --precision fp32,fp64 --kernels cached,temporal --depth 2,3,4,5 --repeats 5
     bench bench/stencils/heat-box27.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
     bench heat3d --stencil 27pt --precision fp32,fp64 --kernels async,tma --repeats 5
     bench bench/stencils/gray-scott3d.stencil -n 384 --precision fp32,fp64 --kernels stream,cached --repeats 5
