@@ -364,6 +364,47 @@ def main():
             lines.append(f"| Gray-Scott 8192² fp32 against torch.compile (same run) | ≥ 1.5× | "
                          f"{ratio(top[0] / float(tc.group(1)))} (`{top[1][0]}` depth {top[1][1]}: {top[0]} against "
                          f"{tc.group(1)} GCells/s) |")
+    # Any stencil at the built-ins' speed (#40): each kind of file the issue names (bench/stencils/,
+    # the pairwise heat of tests/stencils/), its best single sweep (% of copy) and, where it has
+    # one, its best temporal pass against that sweep; beside the built-in of its shape, the same run.
+    # (The built-ins' rows are those `gpu-check.sh general` prints beside the files.)
+    heat7, heat27 = "heat3d --stencil 7pt --precision fp32,fp64 --kernels cached", "heat3d --stencil 27pt --precision fp32,fp64 --kernels async"
+    heat2 = "heat2d --precision fp32,fp64 --kernels multi4"
+    files = [("3D heat `u + c * lap(u)` (heat-lap3d)", "bench/stencils/heat-lap3d.stencil", heat7, 2.0),
+             ("3D heat, faces summed pairwise (pairs3d)", "tests/stencils/pairs3d.stencil", heat7, 2.0),
+             ("3D 27-point box, one field (heat-box27)", "bench/stencils/heat-box27.stencil", heat27, 1.3),
+             ("2D 9-point box, one field (aniso9-2d)", "bench/stencils/aniso9-2d.stencil", heat2, 2.0),
+             ("2D two fields, a coefficient, mirror (rd-coef2d)", "bench/stencils/rd-coef2d.stencil", heat2, 2.0),
+             ("3D Gray-Scott, periodic, 384³ (gray-scott3d)", "bench/stencils/gray-scott3d.stencil", None, None),
+             ("3D radius-2 wave, a coefficient (variable-wave)", "examples/stencils/variable-wave.stencil", None, None)]
+    for what, path, builtin, goal in files:
+        r = latest_rows(runs, "strata bench " + path)
+        same = [text for _, text in runs if "$ strata bench " + path in text][-1:]  # the file's last run
+        b = rows(same[0], "strata bench " + builtin) if builtin and same else {}
+        for prec in ("fp32", "fp64"):
+            if not any(k[2] == prec for k in r):
+                continue
+            ms, k, v = best(r, prec)
+            near = ""
+            if any(k2[2] == prec and k2[0] != "temporal" for k2 in b):
+                _, kb, vb = best(b, prec)
+                near = f" (the built-in: `{kb[0]}` {vb['pct']}%)"
+            lines.append(f"| {what} {prec}, best single sweep | ≥ {90 if prec == 'fp32' else 93}% of copy"
+                         f"{' (box: 88%)' if '27' in path else ''} | `{k[0]}` {v['pct']}%{near} |")
+            t = [(v2["ms"], k2, v2) for k2, v2 in r.items() if k2[0] == "temporal" and k2[2] == prec]
+            if t and goal:
+                tm, tk, tv = min(t)
+                bt = [(v2["ms"], k2, v2) for k2, v2 in b.items() if k2[0] == "temporal" and k2[2] == prec]
+                beside = f"; the built-in's temporal {min(bt)[2]['gcells']}" if bt else ""
+                lines.append(f"| {what} {prec}, temporal against its best single sweep | ≥ {goal}× | "
+                             f"{ratio(ms / tm)} at depth {tk[1]} ({tv['gcells']} GCells/s{beside}) |")
+    gs3 = [text for _, text in runs if "$ strata bench bench/stencils/gray-scott3d.stencil" in text][-1:]
+    tc3 = re.search(r"grayscott3d n=384 float torch.compile +[\d.]+ ms/step +([\d.]+) GCells/s", "".join(gs3))
+    r3 = latest_rows(runs, "strata bench bench/stencils/gray-scott3d.stencil")
+    top3 = max(((v["gcells"], k) for k, v in r3.items() if k[2] == "fp32"), default=None)
+    if tc3 and top3:
+        lines.append(f"| 3D Gray-Scott 384³ fp32 against torch.compile (same run) | ≥ 1.5× | "
+                     f"{ratio(top3[0] / float(tc3.group(1)))} (`{top3[1][0]}`: {top3[0]} against {tc3.group(1)} GCells/s) |")
     # Runs over MPI ranks (#19): bitwise against one process, case by case (tests/mpi_runs*.sh).
     mpi = [text for _, text in runs if "== tests/mpi_runs_cuda.sh" in text][-1:]
     if mpi:
