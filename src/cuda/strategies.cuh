@@ -171,24 +171,38 @@ void launch_tma3d(const Model& m, const typename Model::Fields& f, const DevGrid
     launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), smem, s, m, f, g, planes, rows, in);
 }
 
+// temporal in 2D: temporal2d for the built-in shapes, cells_temporal2d for a cells-only model, on
+// the same tiles; a step reaches the model's radius (the built-ins': 1).
 template <class Model, int BX, int BY, int CY, int MinBlocks>
 void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                        const DevGrid& g, int depth, const LaunchKnobs&, cudaStream_t s) {
     using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
-    const int tiles_x = int(blocks_for(g.nx, Tile::out_w(depth)));
-    const int tiles = tiles_x * int(blocks_for(g.span(g.ny), Tile::out_h(depth)));
+    const int reach = depth * Model::radius;
+    const int tiles_x = int(blocks_for(g.nx, Tile::out_w(reach)));
+    const int tiles = tiles_x * int(blocks_for(g.span(g.ny), Tile::out_h(reach)));
     constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY>();
-    const auto kernel = STRATA_KERNEL(temporal2d, Model, BX, BY, CY, MinBlocks);
-    allow_dynamic_smem(kernel, smem);
-    launch(kernel, tiles, dim3(BX, BY), smem, s, m, rd, wr, g, depth, tiles_x);
+    auto go = [&](auto kernel) {
+        allow_dynamic_smem(kernel, smem);
+        launch(kernel, tiles, dim3(BX, BY), smem, s, m, rd, wr, g, depth, tiles_x);
+    };
+    if constexpr (cells_only<Model>())
+        go(STRATA_KERNEL(cells_temporal2d, Model, BX, BY, CY, MinBlocks));
+    else
+        go(STRATA_KERNEL(temporal2d, Model, BX, BY, CY, MinBlocks));
 }
+// Its bytes per cell update: each tile's extended region of the neighbourhood fields and the
+// Point (pointwise fields and coefficients) read, the output region's new values written (the
+// model's min_bytes_per_cell counts the words read and written once per cell).
 template <class Model, int BX, int BY, int CY>
 double temporal2d_bytes(const DevGrid& g, int depth, const LaunchKnobs&) {
-    using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
-    constexpr double fields = Model::min_bytes_per_cell / 2.0;  // bytes read (= written) per cell
-    const double bx = blocks_for(g.nx, Tile::out_w(depth)), by = blocks_for(g.ny, Tile::out_h(depth));
-    const double read = bx * by * Tile::CELLS * fields, written = double(g.nx) * g.ny * fields;
-    return (read + written) / (double(g.nx) * g.ny * depth);
+    using T = typename Model::value_type;
+    using Tile = TemporalTile<T, BX, BY, CY>;
+    const int reach = depth * Model::radius;
+    constexpr double read = hoods<Model>() + (kHasPoint<Model> ? sizeof(typename Model::Point) / sizeof(T) : 0),
+                     written = Model::min_bytes_per_cell / double(sizeof(T)) - read;
+    const double bx = blocks_for(g.nx, Tile::out_w(reach)), by = blocks_for(g.ny, Tile::out_h(reach));
+    const double cells = double(g.nx) * g.ny;
+    return (bx * by * Tile::CELLS * read + cells * written) * sizeof(T) / (cells * depth);
 }
 
 template <class Model, int BX, int BY, int CY, int MinBlocks>
@@ -196,55 +210,13 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     Strategy<Model> t{std::string(name)};
     t.fused = launch_temporal2d<Model, BX, BY, CY, MinBlocks>;
     t.fused_bytes = temporal2d_bytes<Model, BX, BY, CY>;
-    t.max_depth = TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth;
-    t.default_depth = Model::flops_per_cell > kLightFlops            ? kDefaultDepth2d
-                      : sizeof(typename Model::value_type) == 4 ? kDefaultDepth2dLight32
-                                                                : kDefaultDepth2dLight64;
-    return t;
-}
-
-// temporal for a cells-only 2D model: cells_temporal2d on temporal2d's tiles, whose steps reach R
-// cells each.
-template <class Model, int BX, int BY, int CY, int MinBlocks>
-void launch_cells_temporal2d(const Model& m, const typename Model::Fields& rd,
-                             const typename Model::Fields& wr, const DevGrid& g, int depth,
-                             const LaunchKnobs&, cudaStream_t s) {
-    using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
-    const int reach = depth * Model::radius;
-    const int tiles_x = int(blocks_for(g.nx, Tile::out_w(reach)));
-    const int tiles = tiles_x * int(blocks_for(g.span(g.ny), Tile::out_h(reach)));
-    constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY>();
-    const auto kernel = STRATA_KERNEL(cells_temporal2d, Model, BX, BY, CY, MinBlocks);
-    allow_dynamic_smem(kernel, smem);
-    launch(kernel, tiles, dim3(BX, BY), smem, s, m, rd, wr, g, depth, tiles_x);
-}
-// Its bytes per cell update: each tile's extended region of the neighbourhood fields and the Point
-// (pointwise fields and coefficients) read, the output region's new values written (the model's
-// min_bytes_per_cell counts the words read and written once per cell).
-template <class Model, int BX, int BY, int CY>
-double cells_temporal2d_bytes(const DevGrid& g, int depth, const LaunchKnobs&) {
-    using T = typename Model::value_type;
-    using Tile = TemporalTile<T, BX, BY, CY>;
-    const int reach = depth * Model::radius;
-    constexpr double read =
-                         hoods<Model>() + (kHasPoint<Model> ? sizeof(typename Model::Point) / sizeof(T) : 0),
-                     written = Model::min_bytes_per_cell / double(sizeof(T)) - read;
-    const double bx = blocks_for(g.nx, Tile::out_w(reach)), by = blocks_for(g.ny, Tile::out_h(reach));
-    const double cells = double(g.nx) * g.ny;
-    return (bx * by * Tile::CELLS * read + cells * written) * sizeof(T) / (cells * depth);
-}
-template <class Model, int BX, int BY, int CY, int MinBlocks>
-Strategy<Model> cells_temporal2d_strategy(std::string_view name) {
-    Strategy<Model> t{std::string(name)};
-    t.fused = launch_cells_temporal2d<Model, BX, BY, CY, MinBlocks>;
-    t.fused_bytes = cells_temporal2d_bytes<Model, BX, BY, CY>;
-    t.max_depth =
-        std::max(1, TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth / Model::radius);
-    constexpr bool fp32 = sizeof(typename Model::value_type) == 4;
-    t.default_depth = std::max(1, (Model::flops_per_cell > kCellsLightFlops ? kDefaultDepth2d
-                                   : fp32                                   ? kDefaultDepth2dLight32
-                                                                            : kDefaultDepth2dLight64) /
-                                      Model::radius);
+    constexpr int R = Model::radius;
+    t.max_depth = std::max(1, TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth / R);
+    constexpr int light = cells_only<Model>() ? kCellsLightFlops : kLightFlops;
+    t.default_depth = std::max(1, (Model::flops_per_cell > light                   ? kDefaultDepth2d
+                                   : sizeof(typename Model::value_type) == 4 ? kDefaultDepth2dLight32
+                                                                             : kDefaultDepth2dLight64) /
+                                      R);
     return t;
 }
 
@@ -490,9 +462,9 @@ std::vector<Strategy<Model>> cell_strategies() {
         constexpr bool fp64 = sizeof(typename Model::value_type) == 8;
         constexpr int B = hoods<Model>() > 1 || (fp64 && kHasPoint<Model>) ? 1 : 2;
         if constexpr (sizeof(typename Model::value_type) == 4)
-            out.push_back(cells_temporal2d_strategy<Model, 16, 16, 4, B>(kStrategiesCells2d[3].name));
+            out.push_back(temporal_strategy<Model, 16, 16, 4, B>(kStrategiesCells2d[3].name));
         else
-            out.push_back(cells_temporal2d_strategy<Model, 32, 16, 4, B>(kStrategiesCells2d[3].name));
+            out.push_back(temporal_strategy<Model, 32, 16, 4, B>(kStrategiesCells2d[3].name));
     }
     return out;
 }
