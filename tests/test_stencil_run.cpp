@@ -270,6 +270,12 @@ TEST(StencilRun, WhatCannotRunYetIsRefusedWhereTheFileAsksForIt) {
     std::ofstream(ring) << "dims 2\nfield u = 0\nboundary periodic\nu' = u[4,0] + u\n";
     const ModelInfo& r = find_model(ring.string());
     fs::remove(ring);
+    const std::map<std::string, std::string> refused_r(r.refused.begin(), r.refused.end());
+    ASSERT_TRUE(refused_r.count("temporal"));  // the 2D temporal kernel reaches radius 2
+    EXPECT_NE(refused_r.at("temporal").find("up to 2 fields read through neighbourhoods, of radius up to 2: this "
+                                            "model reads 1, of radius 4"),
+              std::string::npos)
+        << refused_r.at("temporal");
     const std::string narrow = message([&] { r.box(Params{}, 9, 3, 1); });
     EXPECT_NE(narrow.find("a periodic grid needs at least the stencil's radius (4) cells along every axis, and this "
                           "one has 3"),

@@ -82,10 +82,11 @@ ModelInfo registered_model() {
                                  " registers in fp64 (" + std::to_string(hoods<Kernel>()) + " field(s)); " +
                                  std::to_string(kCachedWindowWords) + " is the most");
         if constexpr (Kernel::dims == 2 && !temporal_fits<Kernel>())
-            refuse("temporal", "its kernel for a model read cell by cell holds at most " +
-                                   std::to_string(kTemporalMaxHoods) + " neighbourhood fields of radius " +
-                                   std::to_string(kCellsTemporalMaxRadius) + " at most: this model reads " +
-                                   std::to_string(hoods<Kernel>()) + " of radius " +
+            refuse("temporal", "its kernel for models read cell by cell takes up to " +
+                                   std::to_string(kTemporalMaxHoods) +
+                                   " fields read through neighbourhoods, of radius up to " +
+                                   std::to_string(kCellsTemporalMaxRadius) + ": this model reads " +
+                                   std::to_string(hoods<Kernel>()) + ", of radius " +
                                    std::to_string(Kernel::radius));
         const std::string why =
             "the streaming strategies take what only the built-in models give (heat3d's plane sums, wave3d's "
