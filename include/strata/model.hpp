@@ -95,10 +95,12 @@ STRATA_HD auto neighbourhood(const At& at) {
 }
 
 // Whether a model's update only reads cells (`static constexpr bool cells_only`: a stencil file's
-// 3D model, or a 2D one wider than radius 1, with a box or coefficient fields). Such a model is
-// served by the strategies that hand the update its neighbourhood cell by cell (naive, smem);
-// the streaming ones take what only the built-in models give: heat3d's plane sums, wave3d's
-// Laplacian rings, the 2D ladder's radius-1 star of one row above and below.
+// model of none of the built-ins' interfaces: codegen.cpp). Such a model is served by the
+// strategies that hand the update its neighbourhood cell by cell (strategies.cuh's
+// cell_strategies: naive, smem, cached, in 3D stream, in 2D temporal); the others take what only
+// the built-in models give: heat3d's plane sums, wave3d's Laplacian rings, the 2D ladder's
+// radius-1 star of one row above and below. Its functor's `next_values(nb, point, u)` computes a
+// cell's new values, `write_values(u, point, fields, i)` stores them, `store` does both.
 template <class Model>
 constexpr bool cells_only() {
     if constexpr (requires { Model::cells_only; })

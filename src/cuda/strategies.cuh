@@ -435,8 +435,9 @@ void launch_cells_cached(const Model& m, const typename Model::Fields& f, const 
 
 // The strategies of a cells-only model (model.hpp): naive; smem where its tiles fit the static
 // shared memory (smem_fits); in 3D, stream where its ring fits (stream_fits: 32 x 16 tiles, two
-// planes copied ahead); cached where its window fits the registers (cached_fits). ModelInfo::refused
-// says why one is missing.
+// planes copied ahead); cached where its window fits the registers (cached_fits); in 2D, temporal
+// (cells_temporal2d) up to radius 2 and two neighbourhood fields (temporal_fits).
+// ModelInfo::refused says why one is missing.
 template <class Model>
 std::vector<Strategy<Model>> cell_strategies() {
     std::vector<Strategy<Model>> out;
