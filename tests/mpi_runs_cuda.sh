@@ -62,10 +62,14 @@ mixed="$(dirname "$0")/stencils/mixed3d.stencil"  # cells-only: radius 2, a box 
 for k in $(kernels "$mixed"); do case_ mixed 1x1x2 "$k" "$mixed" -n 45 --steps 12 --precision fp64; done
 box2d="$(dirname "$0")/stencils/box2d.stencil"  # cells-only in 2D: the 9-point box (cached's rows)
 for k in $(kernels "$box2d"); do case_ box2d 2x1 "$k" "$box2d" -n 131 --steps 20 --precision fp32; done
-# The 2D cells-only temporal kernel on a 2x2 grid: the mirror boundary with two fields, a pointwise
-# field and a coefficient; radius 2 with the fixed boundary; two boxes on a torus (halos 2R deep).
+# The 2D cells-only temporal kernel on a 2x2 grid and on slabs (1x2: over NCCL the slabs' rows are
+# updated first and sent while the rest updates, spans of rows): the mirror boundary with two
+# fields, a pointwise field and a coefficient; radius 2 with the fixed boundary; two boxes on a
+# torus (halos 2R deep).
 for f in mirror2d fixed2d periodic2d; do
-  case_ "$f" 2x2 temporal "$(dirname "$0")/stencils/$f.stencil" -n 131 --steps 20 --precision fp32
+  for grid in 2x2 1x2; do
+    case_ "$f" "$grid" temporal "$(dirname "$0")/stencils/$f.stencil" -n 131 --steps 20 --precision fp32
+  done
 done
 for k in $(kernels "$examples/wave8.stencil"); do
   case_ wave8 2x1x1 "$k" "$examples/wave8.stencil" -n 41 --steps 12 --precision fp32
