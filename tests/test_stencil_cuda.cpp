@@ -249,10 +249,11 @@ TEST(StencilCuda, Wave8FileEqualsBuiltinBitwise) {
 // (tests/stencils/mixed3d.stencil); variable-wave.stencil (radius 2, a coefficient, zero ghosts);
 // 2D with radius 3 and box offsets (tests/stencils/wide2d.stencil); the fixed boundary
 // (tests/stencils/fixed3d.stencil: the ghosts of both buffers at its value); the mirror boundary in 3D
-// (mirror3d.stencil); a 2D radius-1 box (box2d.stencil); 2D radius 2 with each boundary, pointwise
-// fields, a coefficient and two boxes (mirror2d, fixed2d, periodic2d.stencil); and a plane-sum
-// model, 3D heat summed pairwise (pairs3d.stencil), on heat3d's ladder. Odd sizes, smaller and larger than a
-// tile (and than cached's 8 planes or rows per thread); every field compared.
+// (mirror3d.stencil); periodic in 3D, a box of two fields (periodic3d.stencil); a 2D radius-1 box
+// (box2d.stencil); 2D radius 2 with each boundary, pointwise fields, a coefficient and two boxes (mirror2d,
+// fixed2d, periodic2d.stencil); and a plane-sum model, 3D heat summed pairwise (pairs3d.stencil), on heat3d's
+// ladder. Odd sizes, smaller and larger than a tile (and than cached's 8 planes or rows per thread); every
+// field compared.
 template <class T>
 void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps, bool cells = true) {
     const ModelInfo& m = find_model(file);
@@ -273,18 +274,21 @@ void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps,
     for (const std::string& k : kernel_names(Backend::cuda, m.name)) {
         const bool chunks = std::count(chunked.begin(), chunked.end(), k) > 0,
                    depths = kernel_takes_depth(Backend::cuda, m.name, k);
-        // Several chunks of planes, the last one partial; passes of several steps and a shorter last one.
-        for (int knob : chunks   ? std::vector<int>{0, 3}
-                        : depths ? std::vector<int>{1, 2, 5}
-                                 : std::vector<int>{0}) {
+        // Passes of several steps and a shorter last one; several chunks of planes, the last one partial.
+        std::vector<std::pair<int, int>> knobs;  // (depth, chunk)
+        if (depths) knobs = {{1, 0}, {2, 0}, {4, 0}};
+        if (chunks) knobs.push_back({0, 3});
+        if (knobs.empty()) knobs.push_back({0, 0});
+        for (const auto& [depth, chunk] : knobs) {
             EngineOptions o{k, false};
-            (depths ? o.depth : o.chunk) = knob;
+            o.depth = depth;
+            o.chunk = chunk;
             auto gpu = engine<T>(m, *p, Backend::cuda, o, &init);
             gpu->advance(steps);
             for (const auto& [name, values] : init.fields)
                 EXPECT_LE(max_relative_error(gpu->field(name), cpu->field(name)), tol)
-                    << file << " " << k << (depths ? " depth " : " chunk ") << knob << " " << name << " "
-                    << nx << "x" << ny << "x" << nz;
+                    << file << " " << k << " depth " << depth << " chunk " << chunk << " " << name << " " << nx
+                    << "x" << ny << "x" << nz;
         }
     }
 }
@@ -304,6 +308,13 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     cells_match_cpu<double>(test::stencil_fixture("fixed3d.stencil"), 37, 9, 13, 4);
     cells_match_cpu<float>(test::stencil_fixture("mirror3d.stencil"), 67, 19, 21, 5);
     cells_match_cpu<double>(test::stencil_fixture("mirror3d.stencil"), 31, 10, 9, 5);
+    // The 3D temporal kernel's boundaries: tiles and chunks of planes (chunk 3) wholly inside the
+    // grid too, periodic rows of a width that is a multiple of a thread's cells and of one that is not.
+    cells_match_cpu<float>(test::stencil_fixture("mirror3d.stencil"), 130, 40, 24, 5);
+    cells_match_cpu<double>(test::stencil_fixture("fixed3d.stencil"), 130, 40, 24, 5);
+    cells_match_cpu<float>(test::stencil_fixture("periodic3d.stencil"), 67, 19, 21, 5);
+    cells_match_cpu<double>(test::stencil_fixture("periodic3d.stencil"), 31, 10, 9, 5);
+    cells_match_cpu<float>(test::stencil_fixture("periodic3d.stencil"), 128, 36, 20, 5);
     cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 101, 83, 1, 7);
     cells_match_cpu<double>(test::stencil_fixture("box2d.stencil"), 33, 150, 1, 7);
     cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 130, 200, 1, 7);  // (inside the grid too)
@@ -322,7 +333,9 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
 // Without --kernel, past a million cells: a 2D cells-only file runs its temporal kernel, deeper
 // for a light update (the 9-point box's 15 flops: depth 8 in fp32, 6 in fp64), or cached, then
 // naive, where temporal does not fit (radius 3); `u + c * lap(u)` in 3D runs heat3d's temporal at
-// depth 4, and its faces summed pairwise at depth 2 in fp64 (two-word partial sums: strategies.cuh).
+// depth 4, and its faces summed pairwise at depth 2 in fp64 (two-word partial sums: strategies.cuh);
+// other 3D cells-only files of radius 1, star or box, their own temporal kernel at depth 2, and
+// those of radius 2 stream.
 TEST(StencilCuda, DefaultKernelsOfFilesFollowTheirShape) {
     REQUIRE_GPU();
     auto info = [](const std::string& file, int n, int nz, bool fp64) {
@@ -333,7 +346,10 @@ TEST(StencilCuda, DefaultKernelsOfFilesFollowTheirShape) {
     };
     const std::string box = test::stencil_fixture("box2d.stencil"),
                       wide = test::stencil_fixture("wide2d.stencil"), lap = example("diffusion3d.stencil"),
-                      pairs = test::stencil_fixture("pairs3d.stencil");
+                      pairs = test::stencil_fixture("pairs3d.stencil"),
+                      mirror3d = test::stencil_fixture("mirror3d.stencil"),
+                      fixed3d = test::stencil_fixture("fixed3d.stencil"),
+                      mixed3d = test::stencil_fixture("mixed3d.stencil");
     for (const auto& [k, file, n, nz, fp64, kernel, depth] :
          std::vector<std::tuple<int, std::string, int, int, bool, std::string, int>>{
              {0, box, 1100, 1, false, "temporal", 8},
@@ -342,7 +358,11 @@ TEST(StencilCuda, DefaultKernelsOfFilesFollowTheirShape) {
              {3, lap, 104, 104, false, "temporal", 4},
              {4, lap, 104, 104, true, "temporal", 4},
              {5, pairs, 104, 104, false, "temporal", 4},
-             {6, pairs, 104, 104, true, "temporal", 2}}) {
+             {6, pairs, 104, 104, true, "temporal", 2},
+             {7, mirror3d, 104, 104, false, "temporal", 2},
+             {8, mirror3d, 104, 104, true, "temporal", 2},
+             {9, fixed3d, 104, 104, true, "temporal", 2},
+             {10, mixed3d, 104, 104, false, "stream", 1}}) {
         const KernelInfo i = info(file, n, nz, fp64);
         EXPECT_EQ(i.name, kernel) << k;
         EXPECT_EQ(i.depth, depth) << k;

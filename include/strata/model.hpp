@@ -169,12 +169,13 @@ constexpr bool cached_fits() {
 
 // Whether a temporal strategy fits the model: its tiles hold at most two neighbourhood fields on
 // chip (shared memory and registers). The built-in shapes' kernels advance radius-1 stencils; a
-// cells-only model's (2D only, so far) reads any neighbourhood up to radius 2, star or box.
+// cells-only model's read any neighbourhood, star or box, up to radius 2 in 2D and radius 1 in 3D.
 inline constexpr int kTemporalMaxHoods = 2, kCellsTemporalMaxRadius = 2;
 template <class Model>
 constexpr bool temporal_fits() {
     if (hoods<Model>() > kTemporalMaxHoods) return false;
-    return !cells_only<Model>() || (Model::dims == 2 && Model::radius <= kCellsTemporalMaxRadius);
+    if (!cells_only<Model>()) return true;
+    return Model::dims == 2 ? Model::radius <= kCellsTemporalMaxRadius : Model::radius == 1;
 }
 
 // The engine's buffers for a model's N fields, as a kernel step sees them: `in[f]` is what field

@@ -81,22 +81,21 @@ ModelInfo registered_model() {
                                  std::to_string(cached_window_words<Kernel>(1, sizeof(double))) +
                                  " registers in fp64 (" + std::to_string(hoods<Kernel>()) + " field(s)); " +
                                  std::to_string(kCachedWindowWords) + " is the most");
-        if constexpr (Kernel::dims == 2 && !temporal_fits<Kernel>())
+        if constexpr (!temporal_fits<Kernel>())
             refuse("temporal", "its kernel for models read cell by cell takes up to " +
                                    std::to_string(kTemporalMaxHoods) +
                                    " fields read through neighbourhoods, of radius up to " +
-                                   std::to_string(kCellsTemporalMaxRadius) + ": this model reads " +
-                                   std::to_string(hoods<Kernel>()) + ", of radius " +
+                                   std::to_string(Kernel::dims == 2 ? kCellsTemporalMaxRadius : 1) +
+                                   ": this model reads " + std::to_string(hoods<Kernel>()) + ", of radius " +
                                    std::to_string(Kernel::radius));
         const std::string why =
             "the streaming strategies take what only the built-in models give (heat3d's plane sums, wave3d's "
             "Laplacian rings, the 2D sliding rows' radius-1 star without coefficients); this model's "
-            "update reads its neighbourhood cell by cell, which naive, smem, cached and (in 2D) temporal, "
-            "(in 3D) stream serve";
+            "update reads its neighbourhood cell by cell, which naive, smem, cached, temporal and (in 3D) "
+            "stream serve";
         auto refuse_ladder = [&](const auto& docs) {  // the built-in ladder of the model's shape
             for (const auto& d : docs)
-                if (d.name != "naive" && d.name != "smem" && d.name != "cached" &&
-                    (Kernel::dims == 3 || d.name != "temporal"))
+                if (d.name != "naive" && d.name != "smem" && d.name != "cached" && d.name != "temporal")
                     refuse(d.name, why);
         };
         if constexpr (Kernel::dims == 2)

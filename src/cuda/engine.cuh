@@ -196,13 +196,15 @@ Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, st
         return std::string();
     };
     std::string fallback = default_kernel(ladder<Model>(), Model::stencil_points, cells);
-    // (A 2D cells-only model too wide for temporal: cached where its window fits; cached's window
-    // too wide in 3D: stream's ring where it fits.)
-    if (!refusal(fallback).empty())
-        fallback = !cells_only<Model>()                            ? "multi4"
-                   : Model::dims == 2 && refusal("cached").empty() ? "cached"
-                   : Model::dims == 3 && refusal("stream").empty() ? "stream"
-                                                                   : "naive";
+    // (A cells-only model too wide for temporal: in 2D cached where its window fits; in 3D cached
+    // for a radius-1 star (ahead of stream on one: docs/runs/100), else stream's ring where it fits.)
+    if (!refusal(fallback).empty()) {
+        const bool star7 = Model::dims == 3 && Model::radius == 1 && Model::stencil_points == 7;
+        fallback = !cells_only<Model>()                                       ? "multi4"
+                   : (Model::dims == 2 || star7) && refusal("cached").empty() ? "cached"
+                   : Model::dims == 3 && refusal("stream").empty()            ? "stream"
+                                                                              : "naive";
+    }
     const std::string want = name.empty() ? fallback : name;
     std::string known;
     for (const auto& s : strategies<Model>()) {

@@ -331,6 +331,61 @@ Strategy<Model> temporal3d_strategy(std::string_view name) {
     return t;
 }
 
+// temporal for a cells-only 3D model of radius 1: cells_temporal3d at depth K (1 to 4), BY rows of
+// 64 cells per tile, level 0 A planes ahead, planes per block as temporal3d's.
+template <class Model, int BY, int MinBlocks, int K, int A = 2>
+struct CellsTemporal3dLaunch {
+    using T = typename Model::value_type;
+    using Tile = TemporalTile3d<T, BY>;
+    static constexpr std::size_t smem = cells_temporal3d_smem_bytes<Model, BY, K, A>();
+    static_assert(smem <= 227 * 1024, "more shared memory than a block may have (sm_90)");
+    static auto kernel() { return STRATA_KERNEL(cells_temporal3d, Model, BY, K, A, MinBlocks); }
+    static int planes(const DevGrid& g, const LaunchKnobs& k) {
+        allow_dynamic_smem(kernel(), smem);  // before the occupancy is asked
+        return temporal3d_planes(g, temporal3d_tiles<T, BY>(g, K), K, resident_blocks(kernel(), Tile::BX * BY, smem),
+                                 k);
+    }
+};
+template <class Model, int BY, int MinBlocks>
+void launch_cells_temporal3d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
+                             const DevGrid& g, int depth, const LaunchKnobs& k, cudaStream_t s) {
+    with_depth<1, 2, 3, 4>(depth, [&](auto K) {
+        using L = CellsTemporal3dLaunch<Model, BY, MinBlocks, decltype(K)::value>;
+        const int planes = L::planes(g, k);
+        const dim3 blocks(blocks_for(g.nx, L::Tile::out_w(K)), blocks_for(g.ny, L::Tile::out_h(K)),
+                          blocks_for(g.span(g.nz), planes));
+        launch(L::kernel(), blocks, dim3(L::Tile::BX, BY), L::smem, s, m, rd, wr, g, planes);
+    });
+}
+// Its bytes per cell update: each tile's planes of the neighbourhood fields and the Point read (K
+// more at each end of a chunk of planes), the new values written (as temporal2d_bytes counts them).
+template <class Model, int BY, int MinBlocks>
+double cells_temporal3d_bytes(const DevGrid& g, int depth, const LaunchKnobs& k) {
+    using T = typename Model::value_type;
+    constexpr double read = hoods<Model>() + (kHasPoint<Model> ? sizeof(typename Model::Point) / sizeof(T) : 0),
+                     written = Model::min_bytes_per_cell / double(sizeof(T)) - read;
+    int planes = 0;
+    with_depth<1, 2, 3, 4>(depth, [&](auto K) {
+        planes = CellsTemporal3dLaunch<Model, BY, MinBlocks, decltype(K)::value>::planes(g, k);
+    });
+    const int tiles = temporal3d_tiles<T, BY>(g, depth);
+    const double cells = double(g.nx) * g.ny * g.nz, chunks = blocks_for(g.nz, planes);
+    const double moved = double(tiles) * TemporalTile3d<T, BY>::CELLS * (g.nz + chunks * 2 * depth) * read;
+    return (moved + cells * written) * sizeof(T) / (cells * depth);
+}
+template <class Model, int BY, int MinBlocks>
+Strategy<Model> cells_temporal3d_strategy(std::string_view name) {
+    Strategy<Model> t{std::string(name)};
+    t.chunked = true;
+    t.fused = launch_cells_temporal3d<Model, BY, MinBlocks>;
+    t.fused_bytes = cells_temporal3d_bytes<Model, BY, MinBlocks>;
+    t.max_depth = 4;
+    // The fastest measured (H100, GCells/s fp32/fp64 at depths 2 and 3): 3D Gray-Scott at 384^3
+    // 237/126 and 205/103, the 27-point box at 512^3 244/115 and 228/99.
+    t.default_depth = 2;
+    return t;
+}
+
 // The kernels of the radius-1 strategies in strategy_names.hpp, entry by entry.
 template <class Model>
 std::vector<Strategy<Model>> radius1_strategies() {
@@ -466,6 +521,19 @@ std::vector<Strategy<Model>> cell_strategies() {
             out.push_back(temporal_strategy<Model, 16, 16, 4, B>(kStrategiesCells2d[3].name));
         else
             out.push_back(temporal_strategy<Model, 32, 16, 4, B>(kStrategiesCells2d[3].name));
+    }
+    // 64 x 16-cell tiles: fp32 256 threads, two blocks per SM's registers (up to 128 a thread);
+    // fp64 512 threads, one block.
+    if constexpr (Model::dims == 3 && temporal_fits<Model>()) {
+        // 64 x 16-cell tiles: 256 threads in fp32, 512 in fp64 (one block per SM's registers). In
+        // fp32 a star's queues fit two blocks an SM's registers (up to 128 a thread), a box without
+        // them three. Measured on an H100 (fp32, GCells/s at depths 2 and 3): 3D Gray-Scott at
+        // 384^3 237 and 205 with two blocks, 240 and 173 with one; the 27-point box at 512^3 237
+        // and 228 with two, 244 and 228 with three; tiles of 64 x 32 cells (512 threads) were
+        // slower at depth 2 (177 and 223) and no faster at 3 and 4.
+        using T = typename Model::value_type;
+        constexpr int blocks = sizeof(T) == 4 && Model::star ? 2 : 1;
+        out.push_back(cells_temporal3d_strategy<Model, 16, blocks>(kStrategiesCells3d[4].name));
     }
     return out;
 }

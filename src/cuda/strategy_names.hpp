@@ -49,7 +49,7 @@ inline constexpr std::array<StrategyDoc, 11> kStrategies3d{{
 
 // A cells-only model's (model.hpp: a stencil file's in 3D, or wider than the 2D ladder takes);
 // in 2D naive, smem, cached and a temporal kernel of its own.
-inline constexpr std::array<StrategyDoc, 4> kStrategiesCells3d{{
+inline constexpr std::array<StrategyDoc, 5> kStrategiesCells3d{{
     {"naive", "one thread per cell, every neighbour from global memory through the caches"},
     {"smem", "a 32x8 (2D) or 32x4x4 (3D; 32x4x2 beyond radius 1) tile and its halo in shared memory"},
     {"stream",
@@ -59,6 +59,10 @@ inline constexpr std::array<StrategyDoc, 4> kStrategiesCells3d{{
     {"cached",
      "in memory order like a copy: a warp per row of 32 cells, up to 8 planes (rows) per thread, "
      "its row's neighbours in registers, the others (3D) from L1/L2"},
+    {"temporal",
+     "--depth K steps per pass (1 to 4): 64x16 overlapped tiles stream along z, K levels pipelined, each "
+     "level's last three planes in shared memory (radius 1, at most two neighbourhood fields)",
+     true, true},
 }};
 inline constexpr std::array<StrategyDoc, 4> kStrategiesCells2d{
     {kStrategiesCells3d[0],

@@ -221,4 +221,251 @@ constexpr std::size_t temporal3d_smem_bytes() {
     return std::size_t(S + K - 1) * TemporalTile3d<T, BY>::CELLS * sizeof(T);
 }
 
+// Calls f(Index<J>{}) for J = I, I+1, .. Last while f returns true: a loop whose index is a
+// compile-time constant (NVRTC has no <utility>).
+template <int I>
+struct Index {
+    static constexpr int value = I;
+};
+template <int I, int Last, class F>
+__device__ __forceinline__ void while_true(F& f) {
+    if constexpr (I <= Last)
+        if (f(Index<I>{})) while_true<I + 1, Last>(f);
+}
+
+// temporal (3D) for a cells-only model of radius 1 (model.hpp): temporal3d's tiles and pipeline of
+// K levels along z, for any update read cell by cell: star or box, one or two neighbourhood fields,
+// pointwise fields and coefficients, every boundary. Level l+1 computes plane p from level l's
+// planes p-1, p and p+1, which level l computed by the same threads in the last two rounds and
+// this one. For a star each thread keeps its own rows of them in registers (a queue of two per
+// level and field, and the newest), and shared memory holds what other threads read, rows y-1 and
+// y+1 of plane p: a ring of 2 planes per level and field. A box reads all of the three planes'
+// rows there but the newest's own: a ring of 3. Level 0 arrives by cp.async into its ring and A
+// more stages, A planes ahead. (The first version read all nine rows from a ring of three planes
+// and loaded level 0 through registers when it was needed: on an H100, 3D Gray-Scott at 384^3 fp32
+// ran 95 GCells/s at depth 1 and 181 at depth 3; the cp.async ring alone gave 202 at depth 3, the
+// queues then 237 at depth 2.) The Point of the plane a level's successor reads stays in registers
+// (its coefficients travel with it: read once per pass, one plane ahead). Per level and plane a
+// thread builds the 2D kernel's window, for three planes, and the columns beside its V cells by a
+// shuffle each way (every row for a box; the own row of plane p for a star).
+//
+// The boundary, in blocks whose tile or chunk of planes reaches past a face (block-uniform):
+// periodic tiles are loaded a period away, fixed (and zero) ones hold the cells outside the domain
+// at the ghost value (each thread overwrites its own cells of level 0 once its copies are in), the
+// mirror (radius-1 stars) reads the neighbour on the other side.
+template <class Model>
+constexpr int cells_temporal3d_ring() {
+    return Model::star ? 2 : 3;
+}
+template <class Model, int BY, int K, int A, int MinBlocks, TileEdge Edge>
+__device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const typename Model::Fields& rd,
+                                                      const typename Model::Fields& wr, const DevGrid& g,
+                                                      int x0, int y0, int z0, int z1) {
+    using T = typename Model::value_type;
+    using Tile = TemporalTile3d<T, BY>;
+    using P = typename Model::Point;
+    constexpr int V = Tile::V, BX = Tile::BX, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS,
+                  H = hoods<Model>(), MX = Tile::margin_x(K), R = cells_temporal3d_ring<Model>(), S = A + R;
+    constexpr bool kQueue = Model::star;
+    constexpr bool periodic = periodic_boundary<Model>();
+    using Vec = Lanes<T, V>;
+    // [S stages of level 0][H fields][CELLS], then [levels 1 .. K-1][R planes][H fields][CELLS]
+    T* const ring = reinterpret_cast<T*>(dynamic_smem());
+    // Level-0 planes [qa, qb) feed output planes [z0, z1); level l's plane p sits in its ring at
+    // (p - qa) modulo the ring's length (p >= qa wherever a level reads it).
+    const int qa = z0 - K, qb = z1 + K;
+    auto plane_of = [&](int l, int p, int h) {
+        return l == 0 ? ring + ((p - qa) % S * H + h) * CELLS
+                      : ring + ((S + (l - 1) * R + (p - qa) % R) * H + h) * CELLS;
+    };
+    auto wrap = [](int i, int n) { return (i % n + n) % n; };
+    const int sx = threadIdx.x * V, sy = threadIdx.y;
+    const int x = x0 + sx, y = y0 + sy;
+    const int own = sy * TW + sx, up = max(sy - 1, 0) * TW + sx, down = min(sy + 1, TH - 1) * TW + sx;
+    const unsigned warp_dist = __reduce_max_sync(~0u, unsigned(min(sy, TH - 1 - sy)));
+    auto outside = [&](int v, int p) {
+        return unsigned(x + v) >= unsigned(g.nx) || unsigned(y) >= unsigned(g.ny) || unsigned(p) >= unsigned(g.nz);
+    };
+    // Level 0's plane q of every field, a period away or clamped into the domain (the ghost value
+    // replaces the clamped cells once they are in): one 16-byte copy per field, or one per cell
+    // where a periodic row crosses the domain's side inside a thread's V cells. A commit group per
+    // plane (empty past qb).
+    const int yq = periodic ? wrap(y, g.ny) : min(max(y, 0), g.ny - 1);
+    const bool whole_x = periodic ? g.nx % V == 0 || (x >= 0 && x + V <= g.nx) : true;
+    const int xq = periodic ? wrap(x, g.nx) : min(max(x, 0), (g.nx - 1) / V * V);
+    auto issue = [&](int q) {
+        if (q < qb) {
+            const int zq = periodic ? wrap(q, g.nz) : min(max(q, 0), g.nz - 1);
+#pragma unroll
+            for (int h = 0; h < H; ++h) {
+                T* const dst = plane_of(0, q, h) + own;
+                if (whole_x) {
+                    cp_async<16>(dst, hood_in<Model>(rd, h) + g.at(xq, yq, zq));
+                } else {
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        cp_async<sizeof(T)>(dst + v, hood_in<Model>(rd, h) + g.at(wrap(x + v, g.nx), yq, zq));
+                }
+            }
+        }
+        cp_async_commit();
+    };
+    auto point_at = [&](int v, int q) {
+        const int zq = periodic ? wrap(q, g.nz) : min(max(q, 0), g.nz - 1);
+        return m.load_point(rd, g.at(periodic ? wrap(x + v, g.nx) : min(max(x + v, 0), g.nx - 1), yq, zq));
+    };
+    for (int q = qa; q < qa + A; ++q) issue(q);
+    // Per level l < K and field, the own rows of the planes it computed two rounds ago (older) and
+    // one round ago (old); the newest is `cur`, handed from level to level within a round. A box
+    // reads its own rows of the older planes from shared memory instead: it reads the rows beside
+    // them there anyway, and the queue's registers cost it a block per SM (the 27-point box at
+    // depth 2, fp32 on an H100: 237 GCells/s without the queue, 194 with it). Per
+    // level, the Point of the plane it computed last (in) and the one before (prev), which level
+    // l+1 reads; level 0's come from memory a plane ahead (next).
+    Vec older[K][H], old[K][H], cur[H];
+    P in[K][V] = {}, prev[K][V] = {}, next[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) next[v] = point_at(v, qa);
+    for (int q = qa; q < qb; ++q) {
+        cp_async_wait<A - 1>();  // this thread's copies of plane q are in
+#pragma unroll
+        for (int h = 0; h < H; ++h) {
+            T* const mine = plane_of(0, q, h) + own;
+            cur[h] = *reinterpret_cast<const Vec*>(mine);
+            if constexpr (Edge == TileEdge::fixed) {
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    if (outside(v, q)) cur[h].v[v] = mine[v] = T(ghost_value<Model>());
+            }
+        }
+        // Plane q is complete, and the stage of plane q-R, which level 1 read in the last round,
+        // is free for plane q+A.
+        __syncthreads();
+        issue(q + A);
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            prev[0][v] = in[0][v], in[0][v] = next[v];
+            next[v] = point_at(v, q + 1);
+        }
+        // Level l computes plane p = q - l from level l-1's planes p-1..p+1; false: levels l and up
+        // have not started. A function of a compile-time l, so that the queues stay in registers
+        // (as a loop with a break nvcc left them in local memory).
+        auto level = [&](auto L) {
+            constexpr int l = decltype(L)::value;
+            auto queue = [&] {  // level l-1's newest plane joins its queue
+                if constexpr (kQueue)
+#pragma unroll
+                    for (int h = 0; h < H; ++h) older[l - 1][h] = old[l - 1][h], old[l - 1][h] = cur[h];
+            };
+            // Level l's planes start at z0 - K + l (it is exact on K - l fewer planes at each end), so
+            // at q = z0 - K + 2l.
+            if (q < qa + 2 * l) {  // block-uniform: no barrier is skipped by some threads only
+                queue();
+                return false;
+            }
+            if (l > 1) __syncthreads();                // level l-1's plane p+1 is complete
+            if (warp_dist < unsigned(l)) return true;  // warp-uniform: no row of the warp is exact at level l
+            const int p = q - l;
+            T w[H][3][3][V + 2];  // [field][plane p-1, p, p+1][row y-1, y, y+1][column x-1 .. x+V]
+#pragma unroll
+            for (int h = 0; h < H; ++h)
+#pragma unroll
+                for (int dz = 0; dz < 3; ++dz) {
+                    const T* src = plane_of(l - 1, p - 1 + dz, h);
+                    const Vec b = dz == 2  ? cur[h]
+                                  : kQueue ? (dz == 0 ? older[l - 1][h] : old[l - 1][h])
+                                           : *reinterpret_cast<const Vec*>(src + own);
+#pragma unroll
+                    for (int v = 0; v < V; ++v) w[h][dz][1][v + 1] = b.v[v];
+                    if (!Model::star || dz == 1) {  // a star reads rows y-1 and y+1 of plane p only
+                        const Vec a = *reinterpret_cast<const Vec*>(src + up),
+                                  c = *reinterpret_cast<const Vec*>(src + down);
+#pragma unroll
+                        for (int v = 0; v < V; ++v) w[h][dz][0][v + 1] = a.v[v], w[h][dz][2][v + 1] = c.v[v];
+                    }
+#pragma unroll
+                    for (int r = 0; r < 3; ++r) {
+                        if (Model::star && (dz != 1 || r != 1)) continue;  // a star reads no diagonal
+                        w[h][dz][r][0] = __shfl_up_sync(~0u, w[h][dz][r][V], 1, BX);
+                        w[h][dz][r][V + 1] = __shfl_down_sync(~0u, w[h][dz][r][1], 1, BX);
+                    }
+                }
+            queue();
+            P out[V];
+            T u[H][V];
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                auto at = [&](int h, int di, int dj, int dk) {
+                    if constexpr (Edge == TileEdge::mirror) {  // a radius-1 star: the other side's neighbour
+                        if (di != 0)
+                            return (di < 0 ? x + v == 0 : x + v == g.nx - 1) ? w[h][1][1][1 + v - di]
+                                                                               : w[h][1][1][1 + v + di];
+                        if (dj != 0)
+                            return (dj < 0 ? y == 0 : y == g.ny - 1) ? w[h][1][1 - dj][1 + v] : w[h][1][1 + dj][1 + v];
+                        if (dk != 0)
+                            return (dk < 0 ? p == 0 : p == g.nz - 1) ? w[h][1 - dk][1][1 + v] : w[h][1 + dk][1][1 + v];
+                    }
+                    return w[h][1 + dk][1 + dj][1 + v + di];
+                };
+                out[v] = prev[l - 1][v];
+                T n[H];
+                m.next_values(neighbourhood<Model>(at), out[v], n);
+#pragma unroll
+                for (int h = 0; h < H; ++h)
+                    u[h][v] = Edge == TileEdge::fixed && outside(v, p) ? T(ghost_value<Model>()) : n[h];
+            }
+            if (l < K) {
+#pragma unroll
+                for (int h = 0; h < H; ++h) {
+#pragma unroll
+                    for (int v = 0; v < V; ++v) cur[h].v[v] = u[h][v];
+                    *reinterpret_cast<Vec*>(plane_of(l, p, h) + own) = cur[h];
+                }
+#pragma unroll
+                for (int v = 0; v < V; ++v) prev[l][v] = in[l][v], in[l][v] = out[v];
+            } else if (sx >= MX && sx < TW - MX && sy >= K && sy < TH - K && p >= z0 && p < z1 && y < g.ny) {
+                const std::int64_t c = g.at(x, y, p);
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    if (x + v >= g.nx) continue;
+                    T cell[H];
+#pragma unroll
+                    for (int h = 0; h < H; ++h) cell[h] = u[h][v];
+                    m.write_values(cell, out[v], wr, c + v);
+                }
+            }
+            return true;
+        };
+        while_true<1, K>(level);
+    }
+}
+
+template <class Model, int BY, int K, int A, int MinBlocks>
+__global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>::BX* BY, MinBlocks)
+    cells_temporal3d(const Model m, const typename Model::Fields rd, const typename Model::Fields wr,
+                     const DevGrid g, const int zchunk) {
+    using Tile = TemporalTile3d<typename Model::value_type, BY>;
+    static_assert(Model::radius == 1 && Model::dims == 3);
+    static_assert(!Model::mirror || Model::star, "the mirror boundary serves radius-1 stars");
+    constexpr bool periodic = periodic_boundary<Model>();
+    const int x0 = blockIdx.x * Tile::out_w(K) - Tile::margin_x(K), y0 = blockIdx.y * Tile::out_h(K) - K;
+    const int z0 = g.lo + blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
+    const bool inside = x0 >= 0 && y0 >= 0 && x0 + Tile::TW <= g.nx && y0 + Tile::TH <= g.ny && z0 - K >= 0 &&
+                        z1 + K <= g.nz;
+    constexpr TileEdge kEdge = periodic ? TileEdge::none : Model::mirror ? TileEdge::mirror : TileEdge::fixed;
+    if (periodic || inside)
+        cells_temporal3d_pass<Model, BY, K, A, MinBlocks, TileEdge::none>(m, rd, wr, g, x0, y0, z0, z1);
+    else if constexpr (kEdge != TileEdge::none)
+        cells_temporal3d_pass<Model, BY, K, A, MinBlocks, kEdge>(m, rd, wr, g, x0, y0, z0, z1);
+}
+
+// Dynamic shared memory of one block: A + R stages of level 0 and R planes of levels 1 .. K-1, per
+// neighbourhood field (R: cells_temporal3d_ring).
+template <class Model, int BY, int K, int A>
+constexpr std::size_t cells_temporal3d_smem_bytes() {
+    using T = typename Model::value_type;
+    constexpr int R = cells_temporal3d_ring<Model>();
+    return std::size_t(A + R + (K - 1) * R) * hoods<Model>() * TemporalTile3d<T, BY>::CELLS * sizeof(T);
+}
+
 }  // namespace strata::cuda
