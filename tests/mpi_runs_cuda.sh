@@ -71,6 +71,12 @@ for f in mirror2d fixed2d periodic2d; do
     case_ "$f" "$grid" temporal "$(dirname "$0")/stencils/$f.stencil" -n 131 --steps 20 --precision fp32
   done
 done
+# The 3D cells-only temporal kernel cut along each axis (at its default depth 2, halos 2 deep): the
+# mirror boundary with a pointwise field, a box of two fields on a torus with a coefficient, a box
+# with the fixed boundary.
+case_ mirror3d 2x1x2 temporal "$(dirname "$0")/stencils/mirror3d.stencil" -n 45 --steps 12 --precision fp64
+case_ periodic3d 1x2x2 temporal "$(dirname "$0")/stencils/periodic3d.stencil" -n 45 --steps 12 --precision fp32
+case_ fixed3d 1x1x2 temporal "$(dirname "$0")/stencils/fixed3d.stencil" -n 45 --steps 12 --precision fp64
 for k in $(kernels "$examples/wave8.stencil"); do
   case_ wave8 2x1x1 "$k" "$examples/wave8.stencil" -n 41 --steps 12 --precision fp32
 done
