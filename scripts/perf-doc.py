@@ -375,7 +375,8 @@ def main():
              ("3D 27-point box, one field (heat-box27)", "bench/stencils/heat-box27.stencil", heat27, 1.3),
              ("2D 9-point box, one field (aniso9-2d)", "bench/stencils/aniso9-2d.stencil", heat2, 2.0),
              ("2D two fields, a coefficient, mirror (rd-coef2d)", "bench/stencils/rd-coef2d.stencil", heat2, 2.0),
-             ("3D Gray-Scott, periodic, 384³ (gray-scott3d)", "bench/stencils/gray-scott3d.stencil", None, None),
+             ("3D Gray-Scott, periodic, 384³ (gray-scott3d)", "bench/stencils/gray-scott3d.stencil", None, 2.0),
+             ("3D Aliev-Panfilov, a pointwise field, mirror (apf3d)", "examples/stencils/apf3d.stencil", None, 2.0),
              ("3D radius-2 wave, a coefficient (variable-wave)", "examples/stencils/variable-wave.stencil", None, None)]
     for what, path, builtin, goal in files:
         r = latest_rows(runs, "strata bench " + path)
