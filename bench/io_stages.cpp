@@ -100,8 +100,17 @@ std::pair<double, double> frames_gbs(const fs::path& dir, const std::vector<doub
 }  // namespace
 
 int main(int argc, char** argv) {
-    const fs::path dir = argc > 1 ? argv[1] : "strata-io-out";
+    // No flags: an argument that looks like one (--help) is a question, not the folder to fill
+    // with 8 GB.
     const int frames = argc > 2 ? std::atoi(argv[2]) : 60;
+    if (argc > 3 || (argc > 1 && argv[1][0] == '-') || frames < 1) {
+        std::fprintf(
+            stderr,
+            "usage: strata-io [DIR] [FRAMES]: writes FRAMES (default 60) frames of 4096^2 fp64 (134 MB "
+            "each) into DIR (default strata-io-out), stage by stage, and prints each stage's rate\n");
+        return argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") ? 0 : 2;
+    }
+    const fs::path dir = argc > 1 ? argv[1] : "strata-io-out";
     const int n = 4096;
     fs::create_directories(dir);
     const std::vector<double> field = smooth_field(n);
