@@ -87,6 +87,55 @@ mpirun -np 4 "$strata" run "${w[@]}" --steps 20 --decomp 2x1x2 --out "$work/r4" 
   && cmp -s "$work/r.full.chk" "$work/r.60.chk" && cmp -s "$work/r/traces.bin" "$work/r1/traces.bin" \
   && echo "ok   restart 4 -> 2 -> 1 ranks" || fail "restart over 4, 2 then 1 ranks differs from the uninterrupted run"
 
+# HDF5 checkpoints (FILE.h5), every rank writing its own part of one file at once: the same chain
+# through HDF5 files (4 ranks write, 3 continue and write, one process continues), bitwise the
+# uninterrupted run; and the file of 4 ranks holds, dataset by dataset and attribute by attribute,
+# what one process writes (read by h5py, as a user would).
+if "$strata" info | grep -q "HDF5 *: yes, parallel"; then
+  mpirun -np 4 "$strata" run "${w[@]}" --steps 20 --decomp 2x1x2 --out "$work/h4" --checkpoint "$work/h.20.h5" > "$work/h4.txt" 2>&1 \
+    && mpirun -np 3 "$strata" run "${w[@]}" --steps 40 --decomp 1x3x1 --restart "$work/h.20.h5" --out "$work/h3" --checkpoint "$work/h.40.h5" > "$work/h3.txt" 2>&1 \
+    && "$strata" run "${w[@]}" --steps 60 --restart "$work/h.40.h5" --out "$work/h1" --checkpoint "$work/h.60.chk" > /dev/null 2>&1 \
+    && cmp -s "$work/r.full.chk" "$work/h.60.chk" && cmp -s "$work/r/traces.bin" "$work/h1/traces.bin" \
+    && echo "ok   HDF5 checkpoints: 4 -> 3 -> 1 ranks" \
+    || fail "HDF5 checkpoints over 4, 3 then 1 ranks: $(grep -h -m1 error "$work/h4.txt" "$work/h3.txt") (or the state differs)"
+  "$strata" run "${w[@]}" --steps 20 --checkpoint "$work/h.20.one.h5" > /dev/null 2>&1
+  # Snapshot frames in HDF5 (--snapshot-format h5): each frame one file that the ranks of 2x2 write
+  # at once, and the XDMF series beside them, the same files as one process writes.
+  "$strata" run apf -n 100 -i 60 --every 20 --snapshot-format h5 --out "$work/f1" --quiet > /dev/null 2>&1
+  mpirun -np 4 "$strata" run apf -n 100 -i 60 -x 2 -y 2 --every 20 --snapshot-format h5 --out "$work/f4" --quiet > "$work/f4.txt" 2>&1 \
+    && cmp -s "$work/f1/apf.xmf" "$work/f4/apf.xmf" && [ "$(ls "$work/f4"/apf_*.h5 | wc -l)" -eq 3 ] \
+    && echo "ok   HDF5 frames over 2x2 ranks and their XDMF series" || fail "HDF5 frames over 2x2 ranks: $(grep -m1 error "$work/f4.txt")"
+  for py in python3 /usr/bin/python3; do
+    if "$py" -c "import h5py" 2>/dev/null; then
+      "$py" - "$work/h.20.h5" "$work/h.20.one.h5" <<'PY' && echo "ok   HDF5 checkpoint of 4 ranks equals one process' (h5py)" || fail "the HDF5 checkpoint of 4 ranks differs from one process'"
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+assert dict(a.attrs) == dict(b.attrs) and dict(a["params"].attrs) == dict(b["params"].attrs)
+for g in ("fields", "arrays"):
+    assert list(a[g]) == list(b[g]), (list(a[g]), list(b[g]))
+    for k in a[g]:
+        assert a[g][k].dtype == b[g][k].dtype and np.array_equal(a[g][k][...], b[g][k][...]), k
+assert list(a["fields"]) == ["p", "prev"] and a["fields/p"].shape == (44, 36, 40) and a.attrs["step"] == 20
+PY
+      # The frames: each dataset the XDMF names is there, of its size, and equals one process' frame.
+      "$py" - "$work/f4/apf.xmf" "$work/f1" <<'PY' && echo "ok   the XDMF series names the frames' datasets; frames of 2x2 ranks equal one process' (h5py)" || fail "HDF5 frames or their XDMF series"
+import os, sys, xml.etree.ElementTree as ET, h5py, numpy as np
+xmf, one = sys.argv[1], sys.argv[2]
+items = [d for d in ET.parse(xmf).iter("DataItem") if d.get("Format") == "HDF"]
+assert len(items) == 3
+for d in items:
+    file, name = d.text.split(":/")
+    a = h5py.File(os.path.join(os.path.dirname(xmf), file), "r")[name]
+    assert list(a.shape) == [int(v) for v in d.get("Dimensions").split()], (a.shape, d.get("Dimensions"))
+    assert np.array_equal(a[...], h5py.File(os.path.join(one, file), "r")[name][...]), file
+PY
+      break
+    fi
+  done
+else
+  echo "skip HDF5 checkpoints: $("$strata" info | grep HDF5)"
+fi
+
 # Bad input: one line from rank 0 alone, the usage exit code (2), within the timeout.
 refuse() {
   local want=$1; shift
@@ -107,6 +156,7 @@ refuse "names 2 axes" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --decomp
 refuse "only \`strata run\`" mpirun -np 2 "$strata" bench heat3d -n 20 --backend omp
 refuse "halos nccl moves device memory" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --backend omp --halos nccl
 refuse "cannot open" mpirun -np 3 "$strata" run apf -n 100 -i 5 -y 3 --json /proc/none/r.json  # rank 0 alone fails
+refuse "cannot write in '/proc/none'" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --checkpoint /proc/none/c.h5
 
 echo "$failures failures"
 [ "$failures" -eq 0 ]

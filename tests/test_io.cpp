@@ -15,6 +15,7 @@
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/checkpoint.hpp"
+#include "strata/io/h5.hpp"
 #include "strata/io/png.hpp"
 #include "strata/io/snapshot.hpp"
 #include "strata/io/vti.hpp"
@@ -134,6 +135,46 @@ TEST(Snapshots, FormatFlagPicksTheFiles) {
     const CliResult bad = cli({"run", "heat2d", "--every", "2", "--snapshot-format", "gif"});
     EXPECT_EQ(bad.code, 2);
     EXPECT_NE(bad.err.find("--snapshot-format"), std::string::npos) << bad.err;
+}
+
+// --snapshot-format h5: a file per frame with the field's values as the frames' .vti hold them,
+// and the XDMF series naming each, in time; the report lists them. Without HDF5: a clear error.
+TEST(Snapshots, Hdf5FramesHoldTheFieldAndAnXdmfSeriesListsThem) {
+    TempDir dir;
+    const std::vector<std::string> run = {"run", "heat3d",  "-n", "20",   "--steps",
+                                          "4",   "--every", "2",  "--out"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = run;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return cli(args);
+    };
+    if (!io::hdf5_available()) {
+        const CliResult bad = with({dir / "h", "--snapshot-format", "h5"});
+        EXPECT_EQ(bad.code, 2);
+        EXPECT_NE(bad.err.find("HDF5"), std::string::npos) << bad.err;
+        return;
+    }
+    ASSERT_EQ(with({dir / "h", "--snapshot-format", "h5", "--json", dir / "r.json"}).code, 0);
+    ASSERT_EQ(with({dir / "v", "--snapshot-format", "vti"}).code, 0);
+    EXPECT_TRUE(fs::exists(dir / "h/heat3d_000002.h5"));
+    EXPECT_TRUE(io::is_hdf5(dir / "h/heat3d_000004.h5"));
+    EXPECT_FALSE(fs::exists(dir / "h/heat3d_000004.vti"));
+    const std::string xmf = read_bytes(dir / "h/heat3d.xmf");
+    const std::size_t two = xmf.find("heat3d_000002.h5:/u"), four = xmf.find("heat3d_000004.h5:/u");
+    EXPECT_NE(two, std::string::npos) << xmf;
+    EXPECT_NE(four, std::string::npos) << xmf;
+    EXPECT_LT(two, four);
+    EXPECT_NE(xmf.find("TopologyType=\"3DCoRectMesh\" Dimensions=\"20 20 20\""), std::string::npos) << xmf;
+    EXPECT_NE(xmf.find("Precision=\"8\""), std::string::npos) << xmf;
+    const auto files = read_json(dir / "r.json")["snapshots"];
+    EXPECT_EQ(files.back(), dir / "h/heat3d.xmf");
+    // The frame's bytes: the field's values as the .vti of the same frame holds them, in HDF5's
+    // layout (the raw dataset is stored whole: its last 8000 doubles are the file's values).
+    const std::vector<double> vti = io::read_vti(dir / "v/heat3d_000004.vti").values;
+    const std::string h5 = read_bytes(dir / "h/heat3d_000004.h5");
+    ASSERT_EQ(vti.size(), 8000u);
+    EXPECT_NE(h5.find(std::string(reinterpret_cast<const char*>(vti.data()), vti.size() * sizeof(double))),
+              std::string::npos);
 }
 
 TEST(Vti, TruncatedFileIsAClearError) {
@@ -352,6 +393,73 @@ TEST(Checkpoint, RoundTripsArraysOfAnyLength) {
     EXPECT_THROW(c.array<float>("traces"), Error);
 }
 
+// HDF5 checkpoints (io/h5.hpp) hold what the binary ones hold, read back by the same
+// read_checkpoint: 2D and 3D, fp32 and fp64, arrays of any length (empty too), in the order written.
+TEST(Hdf5Checkpoint, RoundTripsHeaderFieldsAndArraysBitwise) {
+    if (!io::hdf5_available()) GTEST_SKIP() << io::hdf5_missing();
+    TempDir dir;
+    const ApfParams p = ApfParams::for_mesh(40, 27);
+    const auto f = test::random_apf_fields<float>(p, 7);
+    const io::CheckpointHeader h{
+        "apf", Precision::fp32, p.n + 1, p.m + 1, 1, 1, 2, 123, 4.5, {{"dt", p.dt}, {"alpha", p.alpha}}};
+    const std::vector<float> e = interior_values(f.e), r = interior_values(f.r);
+    const io::Box whole{{0, 0, 0}, {h.nx, h.ny, 1}};
+    io::write_checkpoint_h5<float>(dir / "c.h5", h, whole, {{"R", &r}, {"E", &e}}, {}, false);
+    EXPECT_FALSE(fs::exists(dir / "c.h5.tmp"));
+    EXPECT_TRUE(io::is_hdf5(dir / "c.h5"));
+    const io::Checkpoint c = io::read_checkpoint(dir / "c.h5");
+    EXPECT_EQ(c.header.model, "apf");
+    EXPECT_EQ(c.header.precision, Precision::fp32);
+    EXPECT_EQ(c.header.nx, 41);
+    EXPECT_EQ(c.header.ny, 28);
+    EXPECT_EQ(c.header.dims, 2);
+    EXPECT_EQ(c.header.step, 123);
+    EXPECT_EQ(c.header.t, 4.5);
+    EXPECT_EQ(c.header.params, h.params);
+    EXPECT_EQ(c.field_names, (std::vector<std::string>{"R", "E"}));  // as written, not by name
+    EXPECT_TRUE(test::bitwise_equal(c.field<float>(1), f.e));
+    EXPECT_TRUE(test::bitwise_equal(c.field<float>(0), f.r));
+
+    const HeatParams q = HeatParams::make_box(9, 5, 7, HeatStencil::p7);
+    HostField<double> u(q.extent());
+    test::fill_random(u, 12);
+    const std::vector<double> values = interior_values(u), traces = random_values<double>(3 * 17, 13), empty;
+    const io::CheckpointHeader g{"heat3d", Precision::fp64, 9, 5, 7, 1, 3, 17, 0.5, {{"dt", q.dt}}};
+    io::write_checkpoint_h5<double>(dir / "d.h5", g, io::Box{{0, 0, 0}, {9, 5, 7}}, {{"u", &values}},
+                                    {{"traces", &traces}, {"none", &empty}}, false);
+    const io::Checkpoint d = io::read_checkpoint(dir / "d.h5");
+    EXPECT_EQ(d.header.nz, 7);
+    EXPECT_TRUE(test::bitwise_equal(d.field<double>(0), u));
+    EXPECT_EQ(d.array_names, (std::vector<std::string>{"traces", "none"}));
+    EXPECT_EQ(d.array<double>("traces"), traces);
+    EXPECT_TRUE(d.array<double>("none").empty());
+    // A box that is not the values' size is the caller's error, caught before a byte is written.
+    EXPECT_THROW(io::write_checkpoint_h5<double>(dir / "e.h5", g, io::Box{{0, 0, 0}, {9, 5, 6}},
+                                                 {{"u", &values}}, {}, false),
+                 Error);
+}
+
+// A damaged or foreign file is one UsageError naming it, whatever HDF5 makes of it.
+TEST(Hdf5Checkpoint, DamagedFileIsAClearError) {
+    if (!io::hdf5_available()) GTEST_SKIP() << io::hdf5_missing();
+    TempDir dir;
+    const std::vector<double> values(60, 1.5);
+    const io::CheckpointHeader g{"heat3d", Precision::fp64, 5, 4, 3, 1, 3, 2, 0.5, {{"dt", 0.1}}};
+    io::write_checkpoint_h5<double>(dir / "good.h5", g, io::Box{{0, 0, 0}, {5, 4, 3}}, {{"u", &values}}, {},
+                                    false);
+    const std::string bytes = read_bytes(dir / "good.h5");
+    std::ofstream(dir / "half.h5", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    std::ofstream(dir / "junk.h5", std::ios::binary) << bytes.substr(0, 8) << std::string(500, 'x');
+    for (const char* name : {"half.h5", "junk.h5"}) {
+        try {
+            io::read_checkpoint(dir / name);
+            ADD_FAILURE() << name << " was read";
+        } catch (const UsageError& e) {
+            EXPECT_NE(std::string(e.what()).find(dir / name), std::string::npos) << e.what();
+        }
+    }
+}
+
 // A version 1 file (before arrays) is a version 2 file without the array count.
 TEST(Checkpoint, ReadsVersion1Files) {
     TempDir dir;
@@ -494,7 +602,8 @@ TEST(Restart, WrongModelPrecisionOrSizeIsAClearErrorAndOverwritesNothing) {
 io::Checkpoint expect_restart_equivalent(std::vector<std::string> base, const std::string& steps_flag,
                                          const std::string& k, const std::string& n,
                                          const std::vector<std::string>& report_keys = {"max_norm", "l2norm"},
-                                         const std::vector<std::string>& out_files = {}) {
+                                         const std::vector<std::string>& out_files = {},
+                                         const std::string& k_file = "k.ck") {
     TempDir dir;
     auto run = [&](const std::string& steps, std::vector<std::string> extra) {
         std::vector<std::string> args = base;
@@ -505,14 +614,14 @@ io::Checkpoint expect_restart_equivalent(std::vector<std::string> base, const st
         return r;
     };
     run(n, {"--checkpoint", dir / "straight.ck", "--json", dir / "straight.json", "--out", dir / "straight"});
-    run(k, {"--checkpoint", dir / "k.ck", "--out", dir / "k"});
-    const CliResult restarted = run(n, {"--restart", dir / "k.ck", "--checkpoint", dir / "restarted.ck",
+    run(k, {"--checkpoint", dir / k_file, "--out", dir / "k"});
+    const CliResult restarted = run(n, {"--restart", dir / k_file, "--checkpoint", dir / "restarted.ck",
                                         "--json", dir / "restarted.json", "--out", dir / "restarted"});
     EXPECT_NE(restarted.out.find("restarted from"), std::string::npos);
     const auto a = read_json(dir / "straight.json"), b = read_json(dir / "restarted.json");
     for (const auto& key : report_keys) EXPECT_EQ(a[key].get<double>(), b[key].get<double>()) << key;
     EXPECT_EQ(a["t_end"].get<double>(), b["t_end"].get<double>());
-    EXPECT_EQ(b["restart"]["step"].get<std::int64_t>(), io::read_checkpoint(dir / "k.ck").header.step);
+    EXPECT_EQ(b["restart"]["step"].get<std::int64_t>(), io::read_checkpoint(dir / k_file).header.step);
     EXPECT_EQ(b["checkpoints"], nlohmann::json::array({dir / "restarted.ck"}));
     const io::Checkpoint x = io::read_checkpoint(dir / "straight.ck"),
                          y = io::read_checkpoint(dir / "restarted.ck");
@@ -524,7 +633,7 @@ io::Checkpoint expect_restart_equivalent(std::vector<std::string> base, const st
         EXPECT_FALSE(want.empty()) << f;
         EXPECT_EQ(want, read_bytes(dir / ("restarted/" + f))) << f;
     }
-    return io::read_checkpoint(dir / "k.ck");
+    return io::read_checkpoint(dir / k_file);
 }
 
 TEST(Restart, ApfContinuesBitwiseOnCpu) {
@@ -577,6 +686,19 @@ void expect_wave_restart_equivalent(const std::vector<std::string>& extra) {
 TEST(Restart, Wave3dContinuesBitwiseWithTheTracesOnCpu) { expect_wave_restart_equivalent<float>({}); }
 TEST(Restart, Wave3dContinuesBitwiseWithTheTracesOnOmpFp64) {
     expect_wave_restart_equivalent<double>({"--backend", "omp", "--precision", "fp64"});
+}
+
+// From an HDF5 checkpoint (FILE.h5) as from strata's own: apf's two fields, wave3d's traces.
+TEST(Restart, ApfContinuesBitwiseFromAnHdf5Checkpoint) {
+    if (!io::hdf5_available()) GTEST_SKIP() << io::hdf5_missing();
+    expect_restart_equivalent({"run", "apf", "-n", "37"}, "-i", "61", "150", {"max_norm", "l2norm"}, {},
+                              "k.h5");
+}
+TEST(Restart, Wave3dContinuesBitwiseFromAnHdf5CheckpointWithTheTraces) {
+    if (!io::hdf5_available()) GTEST_SKIP() << io::hdf5_missing();
+    const io::Checkpoint k = expect_restart_equivalent(wave_shot({}), "--steps", "61", "150",
+                                                       {"max_abs", "energy"}, {"traces.bin"}, "k.h5");
+    EXPECT_EQ(k.array<float>("traces").size(), 61u * 5);
 }
 
 TEST(Restart, Wave3dWithOtherFlagsIsAClearError) {

@@ -2,6 +2,7 @@
 // An engine owns a model's state on one backend and advances it in time. The run driver, the
 // benchmarks, the tests and the bindings all drive every model through this one interface: a
 // backend or strategy added here is reachable from all of them, for every model.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -70,6 +71,24 @@ struct State {
 
     const HostField<T>& field(std::string_view name) const;  // Error when absent
     const std::vector<T>* array(std::string_view name) const;  // null when absent
+};
+
+// This process' cells of a field: a box of the grid's interior, `lo` and `n` cells along x, y, z,
+// x fastest. One process owns the whole grid; over MPI ranks each its own part. What the files
+// that every rank writes at once take (io/h5.hpp): no rank holds more than its own cells.
+template <class T>
+struct PartField {
+    std::array<int, 3> lo{0, 0, 0}, n{1, 1, 1};
+    std::vector<T> values;
+};
+// This process' part of a State: its cells of every state field (one box for all), every array
+// whole.
+template <class T>
+struct PartState {
+    std::int64_t step = 0;
+    std::array<int, 3> lo{0, 0, 0}, n{1, 1, 1};
+    std::vector<std::pair<std::string, std::vector<T>>> fields;
+    std::vector<std::pair<std::string, std::vector<T>>> arrays;
 };
 
 class Engine {
@@ -146,6 +165,10 @@ public:
     // Every state field, every array, the step. (Over several ranks, on rank 0: what checkpoints
     // write; the other ranks get the step alone, their memory spared the whole grid.)
     virtual State<T> state();
+    // This process' part of a field, and of the state (over several ranks every rank calls them at
+    // once: the arrays are gathered).
+    virtual PartField<T> part_field(std::string_view name);
+    PartState<T> part_state();
 };
 
 // `initial` null: the model's own initial state (built on the device for CUDA). Otherwise the run

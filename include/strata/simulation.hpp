@@ -63,9 +63,10 @@ public:
     double time() const { return double(step()) * problem_->dt(); }
 
     // Writes a frame of `field` (default: the model's snapshot field) at the current step into
-    // `dir` through the CLI's writers: the same file names and formats (`format`: vti, png or
-    // both; `compression`: none or zlib), and DIR/MODEL.pvd lists every .vti frame this
-    // simulation wrote there. Returns the frame's files once written.
+    // `dir` through the CLI's writers: the same file names and formats (`format`: vti, png, both
+    // or h5; `compression`: none or zlib), and DIR/MODEL.pvd lists every .vti frame this
+    // simulation wrote there (DIR/MODEL.xmf every h5 frame). Returns the frame's files once
+    // written.
     std::vector<std::string> snapshot(const std::string& dir, const std::string& format = "both",
                                       const std::string& compression = "none", const std::string& field = {});
     // Waits for every frame in flight and rethrows a writer's error.

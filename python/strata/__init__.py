@@ -211,8 +211,9 @@ class Simulation:
     def snapshot(self, directory, *, format="both", compression="none", field=None):
         """Writes a frame of `field` (default: the model's picture field) at the current step into
         `directory`, through the CLI's writers: MODEL_NNNNNN.vti and its PNG(s), and MODEL.pvd
-        listing every .vti frame this simulation wrote there. format: "vti", "png" or "both";
-        compression: "none" or "zlib". Returns the files."""
+        listing every .vti frame this simulation wrote there. format: "vti", "png", "both" or "h5"
+        (MODEL_NNNNNN.h5 with the field as the dataset /FIELD, and MODEL.xmf, the XDMF series
+        ParaView opens); compression: "none" or "zlib". Returns the files."""
         return self._sim.snapshot(str(directory), format, compression, field or "")
 
     def checkpoint(self, path):

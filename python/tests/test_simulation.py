@@ -130,6 +130,23 @@ def test_snapshots_are_the_clis_files(tmp_path):
         sim.snapshot(tmp_path, format="vti")
 
 
+def test_hdf5_snapshots_and_checkpoints_read_in_h5py(tmp_path):
+    h5py = pytest.importorskip("h5py")
+    sim = strata.Heat3D(n=12)
+    sim.advance(3)
+    frame, xmf = sim.snapshot(tmp_path, format="h5")
+    assert os.path.basename(frame) == "heat3d_000003.h5" and os.path.basename(xmf) == "heat3d.xmf"
+    with h5py.File(frame, "r") as f:
+        assert np.array_equal(f["u"][...], sim.field("u")) and f.attrs["step"] == 3
+    assert "heat3d_000003.h5:/u" in open(xmf).read()
+    sim.checkpoint(str(tmp_path / "c.h5"))
+    with h5py.File(tmp_path / "c.h5", "r") as f:
+        assert f.attrs["model"] == b"heat3d" and f.attrs["step"] == 3
+        assert np.array_equal(f["fields/u"][...], sim.field("u"))
+    again = strata.Heat3D(n=12, restart=str(tmp_path / "c.h5"))
+    assert again.step == 3 and np.array_equal(again.field("u"), sim.field("u"))
+
+
 @pytest.mark.parametrize("make,message", [
     (lambda: strata.Heat3D(n=-3), "-n must be at least"),
     (lambda: strata.Heat3D(nn=3), "no parameter 'nn'"),

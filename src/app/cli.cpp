@@ -44,9 +44,11 @@ void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std
 }
 
 void add_snapshot_files(CLI::App* cmd, IoOptions& io) {
-    cmd->add_option("--snapshot-format", io.snapshot_format,
-                    "Snapshot files: vti (ParaView, the values), png (pictures), or both")
-        ->check(CLI::IsMember({"vti", "png", "both"}))
+    cmd->add_option(
+           "--snapshot-format", io.snapshot_format,
+           "Snapshot files: vti (ParaView, the values), png (pictures), both, or h5 (one HDF5 file "
+           "per frame that every rank writes its part of, and an XDMF file listing them for ParaView)")
+        ->check(CLI::IsMember({"vti", "png", "both", "h5"}))
         ->capture_default_str();
     cmd->add_option("--vti-compression", io.vti_compression,
                     "none (raw: the fastest to write) or zlib (ParaView's compressed .vti: smaller files "
@@ -61,8 +63,10 @@ void add_io(CLI::App* cmd, IoOptions& io, bool& quiet,
     cmd->add_option("--every", io.snapshot_every, "Snapshot every N steps: .vti for ParaView and PNG pictures");
     cmd->add_option("--writer-threads", io.writer_threads, "Threads encoding snapshots (default min(cores-1, 16))");
     add_snapshot_files(cmd, io);
-    cmd->add_option("--checkpoint", io.checkpoint_path,
-                    "Write a checkpoint to FILE every --checkpoint-every steps and at the end");
+    cmd->add_option(
+        "--checkpoint", io.checkpoint_path,
+        "Write a checkpoint to FILE every --checkpoint-every steps and at the end (FILE.h5: HDF5, "
+        "which h5py reads, every rank writing its own part at once; otherwise strata's own format)");
     cmd->add_option("--checkpoint-every", io.checkpoint_every, "Checkpoint every N steps");
     cmd->add_option("--restart", io.restart_path,
                     "Continue from the checkpoint FILE (same model, size, precision and parameters): "

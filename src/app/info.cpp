@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "strata/core/error.hpp"
+#include "strata/io/h5.hpp"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -20,6 +21,11 @@ void print_info(std::ostream& out) {
 #else
     out << "  OpenMP        : no (the omp backend runs on one thread)\n";
 #endif
+    out << "  HDF5          : "
+        << (io::hdf5_parallel() ? "yes, parallel (checkpoints named *.h5: every rank writes its part at once)"
+            : io::hdf5_available() ? "yes, serial (checkpoints named *.h5, from one process)"
+                                   : "no (" + io::hdf5_missing() + ")")
+        << "\n";
 #ifdef STRATA_HAVE_CUDA
     out << "  CUDA          : yes, built for sm_" << STRATA_CUDA_ARCHS << "\n";
     cuda::print_devices(out);

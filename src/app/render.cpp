@@ -6,6 +6,7 @@
 
 #include "strata/core/error.hpp"
 #include "strata/io/checkpoint.hpp"
+#include "strata/io/h5.hpp"
 #include "strata/io/png.hpp"
 #include "strata/io/snapshot.hpp"
 #include "strata/io/vti.hpp"
@@ -19,7 +20,7 @@ bool is_checkpoint(const std::string& path) {
     if (!f) throw UsageError("cannot open '" + path + "'");
     char magic[8] = {};
     f.read(magic, sizeof magic);
-    return f && std::memcmp(magic, "STRATACK", sizeof magic) == 0;
+    return f && (std::memcmp(magic, "STRATACK", sizeof magic) == 0 || io::is_hdf5(path));
 }
 
 template <class T>

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <ostream>
 
 #include "ranks/decomposed.hpp"
@@ -57,6 +58,7 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
         if (!json_file) throw UsageError("cannot open '" + o.json_path + "' for the JSON report");
     }
     IoOptions io = o.io;
+    if (!io.checkpoint_path.empty() && root) app::check_checkpoint_path(io.checkpoint_path, dist::size());
     if (io.out_dir.empty()) io.out_dir = model.out_dir;
     const Precision precision = precision_of<T>();
     // A restart continues the same schedule: the run still ends at problem.steps().
@@ -65,7 +67,11 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     const std::int64_t snapshot_every = io.snapshot_every > 0 ? io.snapshot_every : problem.snapshot_every();
     const SnapshotSpec spec = problem.snapshot_spec();
     const Extent extent = problem.extent();
-    app::Snapshots snapshots(io, root ? snapshot_every : 0, model.name);
+    // HDF5 frames: every rank writes its part (H5Frames); the others are gathered to rank 0's writers.
+    const bool h5_frames = io.snapshot_format == "h5";
+    app::Snapshots snapshots(io, root && !h5_frames ? snapshot_every : 0, model.name);
+    std::optional<app::H5Frames> h5;
+    if (h5_frames && snapshot_every > 0) h5.emplace(io, model.name, spec.grid, model.dims, root);
     EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
                      snapshots.buffers(extent.cells() * std::int64_t(sizeof(T))),
                      snapshot_every > 0 ? spec.field : std::string()};
@@ -97,7 +103,9 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
 
     std::vector<std::string> checkpoints;
     auto checkpoint = [&](std::int64_t) {
-        if (!root) {  // the state is gathered from every rank, then written by rank 0
+        // Strata's own format: the state gathered from every rank, then written by rank 0. HDF5:
+        // every rank writes its own part (app::write_state).
+        if (!root && !app::is_h5_path(io.checkpoint_path)) {
             (void)engine->state();
             return;
         }
@@ -108,6 +116,10 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     for (const ModelHook& h : problem.hooks())
         hooks.push_back({h.every, true, [&, run = h.run](std::int64_t step) { run(*engine, out, step); }});
     hooks.push_back({snapshot_every, false, [&](std::int64_t step) {
+                         if (h5) {
+                             h5->write(step, double(step) * problem.dt(), *engine, spec.field);
+                             return;
+                         }
                          if (!root) {  // gathered from every rank, written by rank 0
                              engine->snapshot(spec.field)->wait();
                              return;
@@ -127,6 +139,7 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     if (driven.step < last) {  // stopped by a signal: keep what there is, then say so
         if (!io.checkpoint_path.empty()) checkpoint(driven.step);
         snapshots.finish(out);
+        if (h5) h5->finish(out);
         const int signal = stop_requested();  // 0 here: another rank's (app::drive)
         throw Interrupted(signal, "interrupted by " + (signal ? signal_name(signal) : "a signal to another rank") + " at " + model.step_noun + " " +
                                       std::to_string(driven.step) + " of " + std::to_string(last) +
@@ -137,7 +150,11 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
                                                  "' (continue with --restart " + io.checkpoint_path + ")"));
     }
     if (!io.checkpoint_path.empty() && (io.checkpoint_every == 0 || last % io.checkpoint_every != 0)) checkpoint(last);
-    const std::vector<std::string> snapshot_files = snapshots.finish(out, wall_s + driven.excluded_s);
+    std::vector<std::string> snapshot_files = snapshots.finish(out, wall_s + driven.excluded_s);
+    if (h5) {
+        const std::vector<std::string> frames = h5->finish(out);
+        snapshot_files.insert(snapshot_files.end(), frames.begin(), frames.end());
+    }
 
     problem.report(*engine, r);
     const KernelInfo k = engine->kernel_info();

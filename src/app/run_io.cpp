@@ -1,9 +1,13 @@
 #include "run_io.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <ostream>
 
 #include "strata/core/error.hpp"
@@ -18,8 +22,11 @@ void validate(const IoOptions& o) {
     if (o.checkpoint_every > 0 && o.checkpoint_path.empty())
         throw UsageError("--checkpoint-every needs --checkpoint FILE");
     if (o.writer_threads < 0) throw UsageError("--writer-threads must be >= 0");
-    if (o.snapshot_format != "vti" && o.snapshot_format != "png" && o.snapshot_format != "both")
-        throw UsageError("--snapshot-format must be vti, png or both (got '" + o.snapshot_format + "')");
+    if (o.snapshot_format != "vti" && o.snapshot_format != "png" && o.snapshot_format != "both" &&
+        o.snapshot_format != "h5")
+        throw UsageError("--snapshot-format must be vti, png, both or h5 (got '" + o.snapshot_format + "')");
+    if (o.snapshot_format == "h5" && (!io::hdf5_available() || (dist::size() > 1 && !io::hdf5_parallel())))
+        throw UsageError("--snapshot-format h5: " + io::hdf5_missing());
     if (o.vti_compression != "none" && o.vti_compression != "zlib")
         throw UsageError("--vti-compression must be none or zlib (got '" + o.vti_compression + "')");
     if (!o.checkpoint_path.empty() && o.checkpoint_path == o.restart_path)
@@ -79,6 +86,29 @@ Snapshots::Snapshots(const IoOptions& o, std::int64_t every, const std::string& 
     if (every > 0)
         writer_ = std::make_unique<io::SnapshotWriter>(o.dir(), series,
                                                        o.writer_threads);
+}
+
+H5Frames::H5Frames(const IoOptions& o, const std::string& series, const io::VtiGrid& grid, int dims,
+                   bool root)
+    : dir_(o.dir()),
+      series_(series),
+      xmf_(o.dir() + "/" + series + ".xmf"),
+      grid_(grid),
+      dims_(dims),
+      root_(root) {
+    std::error_code ec;  // every rank: the first frame may come before any rank waits for another
+    std::filesystem::create_directories(dir_, ec);
+    if (ec || !std::filesystem::is_directory(dir_))
+        throw UsageError("cannot create the snapshot directory '" + dir_ + "'");
+}
+
+std::vector<std::string> H5Frames::finish(std::ostream& out) {
+    if (!root_ || frames_.empty()) return {};
+    out << "  " << frames_.size() << " HDF5 frames of " << grid_.name << " in " << dir_ << " (" << xmf_
+        << ": the series, for ParaView)\n";
+    std::vector<std::string> files = files_;
+    files.push_back(xmf_);
+    return files;
 }
 
 int Snapshots::buffers(std::int64_t frame_bytes) const {
@@ -155,10 +185,41 @@ State<T> checkpoint_state(const io::Checkpoint& c, const ModelInfo& model, const
     return s;
 }
 
+bool is_h5_path(const std::string& path) {
+    auto ends = [&](const std::string& s) {
+        return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+    };
+    return ends(".h5") || ends(".hdf5");
+}
+
+void check_checkpoint_path(const std::string& path, int ranks) {
+    if (is_h5_path(path) && (!io::hdf5_available() || (ranks > 1 && !io::hdf5_parallel())))
+        throw UsageError("--checkpoint " + path + ": " + io::hdf5_missing() +
+                         " (a name not ending in .h5 writes strata's own format)");
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    const std::string d = dir.empty() ? "." : dir.string();
+    std::error_code ec;  // made as --out's folder is
+    std::filesystem::create_directories(d, ec);
+    if (::access(d.c_str(), W_OK) != 0)
+        throw UsageError("--checkpoint " + path + ": cannot write in '" + d + "' (" + std::strerror(errno) +
+                         ")");
+}
+
 template <class T>
 void write_state(const std::string& path, const Problem& problem, TypedEngine<T>& engine) {
-    const State<T> s = engine.state();
     const Extent e = problem.extent();
+    if (is_h5_path(path)) {  // every rank writes its own part at once
+        const PartState<T> s = engine.part_state();
+        const io::CheckpointHeader h{
+            problem.model().name,          precision_of<T>(),    e.nx, e.ny, e.nz, e.ghost, e.dims, s.step,
+            double(s.step) * problem.dt(), problem.fingerprint()};
+        std::vector<std::pair<std::string, const std::vector<T>*>> fields, arrays;
+        for (const auto& [name, f] : s.fields) fields.emplace_back(name, &f);
+        for (const auto& [name, a] : s.arrays) arrays.emplace_back(name, &a);
+        io::write_checkpoint_h5<T>(path, h, io::Box{s.lo, s.n}, fields, arrays, process_count() > 1);
+        return;
+    }
+    const State<T> s = engine.state();
     const io::CheckpointHeader h{problem.model().name, precision_of<T>(), e.nx, e.ny, e.nz, e.ghost, e.dims, s.step,
                                  double(s.step) * problem.dt(), problem.fingerprint()};
     std::vector<std::pair<std::string, const HostField<T>*>> fields;

@@ -17,6 +17,7 @@
 #include "strata/core/interrupt.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/checkpoint.hpp"
+#include "strata/io/h5.hpp"
 #include "strata/io/snapshot.hpp"
 #include "strata/run.hpp"
 
@@ -142,6 +143,37 @@ private:
     double waited_s_ = 0;
 };
 
+// Snapshot frames in HDF5 (--snapshot-format h5): at each frame every rank writes its part of the
+// field into DIR/SERIES_STEP.h5 at once, and rank 0 rewrites DIR/SERIES.xmf, the XDMF file that
+// lists them in time (io/h5.hpp), which ParaView opens as one series. Written in the time loop, on
+// the ranks together (no writer threads).
+class H5Frames {
+public:
+    H5Frames(const IoOptions& o, const std::string& series, const io::VtiGrid& grid, int dims, bool root);
+    template <class T>
+    void write(std::int64_t step, double time, TypedEngine<T>& engine, const std::string& field) {
+        const PartField<T> p = engine.part_field(field);
+        char name[64];
+        std::snprintf(name, sizeof name, "_%06lld.h5", static_cast<long long>(step));
+        const std::string file = series_ + name, path = dir_ + "/" + file;
+        io::write_frame_h5<T>(path, grid_, dims_, io::Box{p.lo, p.n}, p.values, step, time, dist::size() > 1);
+        if (!root_) return;
+        frames_.push_back({time, file});
+        files_.push_back(path);
+        io::write_xdmf(xmf_, grid_, dims_, precision_of<T>(), frames_);
+    }
+    // Rank 0 prints where the frames are; returns the files, the .xmf last.
+    std::vector<std::string> finish(std::ostream& out);
+
+private:
+    std::string dir_, series_, xmf_;
+    io::VtiGrid grid_;
+    int dims_;
+    bool root_;
+    std::vector<io::XdmfFrame> frames_;
+    std::vector<std::string> files_;
+};
+
 // Reads a checkpoint for a restart and checks it is `model` at `precision` with `extent`.
 io::Checkpoint read_restart(const std::string& path, const std::string& model, Precision precision,
                             const Extent& extent);
@@ -155,7 +187,14 @@ void require_same_param(const io::Checkpoint& c, const std::string& path, const 
 // The state a checkpoint holds: every state field of the model, and the arrays.
 template <class T>
 State<T> checkpoint_state(const io::Checkpoint& c, const ModelInfo& model, const std::string& path);
-// Writes the engine's state to a checkpoint (to PATH.tmp, renamed).
+// Whether a checkpoint's name asks for HDF5 (io/h5.hpp): it ends in .h5 or .hdf5.
+bool is_h5_path(const std::string& path);
+// UsageError unless a run of `ranks` processes can write the checkpoint `path`: its folder (made
+// if missing) takes files, and for HDF5 the build has it (parallel, for several ranks). Checked
+// before the run, so that a bad path costs no steps.
+void check_checkpoint_path(const std::string& path, int ranks);
+// Writes the engine's state to a checkpoint (to PATH.tmp, renamed): strata's own format, gathered
+// to rank 0, or for a name is_h5_path() takes, HDF5 with every rank writing its own part at once.
 template <class T>
 void write_state(const std::string& path, const Problem& problem, TypedEngine<T>& engine);
 

@@ -16,7 +16,9 @@ struct Simulation::Writers {
     struct Series {
         IoOptions io;
         std::unique_ptr<app::Snapshots> snapshots;
-        std::size_t files = 0;  // written so far
+        std::unique_ptr<app::H5Frames> h5;  // format h5
+        std::string field;                  // (h5: the series' field)
+        std::size_t files = 0;              // written so far
     };
     std::map<std::string, Series> by_dir;
 };
@@ -107,7 +109,8 @@ std::vector<std::string> Simulation::snapshot(const std::string& dir, const std:
         series.io.snapshot_format = format;
         series.io.vti_compression = compression;
         validate(series.io);
-        series.snapshots = std::make_unique<app::Snapshots>(series.io, 1, model().name);
+        // (h5 frames are written by H5Frames below: no writer threads)
+        series.snapshots = std::make_unique<app::Snapshots>(series.io, format == "h5" ? 0 : 1, model().name);
     } else if (series.io.snapshot_format != format || series.io.vti_compression != compression) {
         throw UsageError("snapshot: frames in '" + dir + "' are " + series.io.snapshot_format + " (" +
                          series.io.vti_compression + "); one directory holds one series");
@@ -116,8 +119,26 @@ std::vector<std::string> Simulation::snapshot(const std::string& dir, const std:
     if (!field.empty() && field != spec.field) {
         const FieldDecl& decl = model().fields.at(std::size_t(model().field_index(field)));
         spec.field = field;
+        spec.grid.name = field;  // the array's name in the .vti and the dataset's in the .h5
         spec.lo = decl.lo;
         spec.hi = decl.hi;
+    }
+    if (format == "h5") {  // a file per frame, and the XDMF series (H5Frames), written here
+        if (!series.h5) {
+            series.h5 =
+                std::make_unique<app::H5Frames>(series.io, model().name, spec.grid, model().dims, true);
+            series.field = spec.field;
+        } else if (series.field != spec.field) {
+            throw UsageError("snapshot: the HDF5 frames in '" + dir + "' are of " + series.field + ", not " +
+                             spec.field + "; one directory holds one series");
+        }
+        if (precision() == Precision::fp32)
+            series.h5->write(step(), time(), engine_as<float>(), spec.field);
+        else
+            series.h5->write(step(), time(), engine_as<double>(), spec.field);
+        std::ostringstream quiet;
+        const std::vector<std::string> files = series.h5->finish(quiet);  // the frames, then the .xmf
+        return {files[files.size() - 2], files.back()};
     }
     const io::FrameSpec frame{"", spec.grid, model().dims, spec.lo, spec.hi};
     if (precision() == Precision::fp32)

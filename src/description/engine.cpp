@@ -7,6 +7,7 @@
 
 #include "field_buffers.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/field_ops.hpp"
 
 namespace strata {
 
@@ -70,6 +71,26 @@ State<T> TypedEngine<T>::state() {
     s.step = step();
     for (const FieldDecl& f : model().fields)
         if (holds_state(f.role)) s.fields.emplace_back(f.name, field(f.name));
+    for (const std::string& a : arrays()) s.arrays.emplace_back(a, array(a));
+    return s;
+}
+
+template <class T>
+PartField<T> TypedEngine<T>::part_field(std::string_view name) {
+    const HostField<T> u = field(name);
+    return {{0, 0, 0}, {u.extent.nx, u.extent.ny, u.extent.nz}, interior_values(u)};
+}
+
+template <class T>
+PartState<T> TypedEngine<T>::part_state() {
+    PartState<T> s;
+    s.step = step();
+    for (const FieldDecl& f : model().fields)
+        if (holds_state(f.role)) {
+            PartField<T> p = part_field(f.name);
+            s.lo = p.lo, s.n = p.n;
+            s.fields.emplace_back(f.name, std::move(p.values));
+        }
     for (const std::string& a : arrays()) s.arrays.emplace_back(a, array(a));
     return s;
 }

@@ -7,6 +7,7 @@
 
 #include "atomic_file.hpp"
 #include "strata/core/error.hpp"
+#include "strata/io/h5.hpp"
 
 namespace strata::io {
 
@@ -144,6 +145,7 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
+    if (is_hdf5(path)) return read_checkpoint_h5(path);
     std::ifstream f(path, std::ios::binary);
     if (!f) throw UsageError("cannot open checkpoint '" + path + "'");
     const std::string bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};

@@ -185,6 +185,23 @@ public:
         }
         return s;
     }
+    // This rank's own cells, nothing gathered: what every rank writes at once into one file.
+    PartField<T> part_field(std::string_view name) override {
+        PartField<T> p;
+        const Window& me = windows_[rank()];
+        for (int a = 0; a < 3; ++a) p.lo[a] = me.global_index(a, me.own_lo[a]), p.n[a] = me.own_n[a];
+        p.values.reserve(std::size_t(me.own_n[0]) * me.own_n[1] * me.own_n[2]);
+        const FieldView<T> v = local_->view(name);
+        if (v.device < 0) {  // host memory: the own cells straight from it, no copy of the window
+            for_owned(me, [&](int i, int j, int k) {
+                p.values.push_back(v.data[i + j * v.stride_y + k * v.stride_z]);
+            });
+            return p;
+        }
+        const HostField<T> mine = local_->field(name);
+        for_owned(me, [&](int i, int j, int k) { p.values.push_back(mine.at(i, j, k)); });
+        return p;
+    }
     std::unique_ptr<FieldCopy<T>> snapshot(std::string_view name) override {
         const HostField<T> u = gather(name, false);
         return std::make_unique<GatheredCopy<T>>(rank() == 0 ? interior_values(u) : std::vector<T>{});
