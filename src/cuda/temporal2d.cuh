@@ -90,6 +90,17 @@ __device__ __forceinline__ void update_cell(const Model& m, const Nb& nb, Run (&
     }
 }
 
+// A thread's rows that other threads read at the next step, into the next copy of the tile: the R
+// first and R last of its CY rows (from row0), every field's. Both 2D temporal kernels.
+template <int R, int CY, int TW, int CELLS, class T, class Run, int H>
+__device__ __forceinline__ void store_shared_rows(T* nxt, const Run (&ev)[H][CY], int row0, int sx) {
+#pragma unroll
+    for (int h = 0; h < H; ++h)
+#pragma unroll
+        for (int j = 0; j < CY; ++j)
+            if (j < R || j >= CY - R) *reinterpret_cast<Run*>(nxt + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
+}
+
 template <class Model, int BX, int BY, int CY, bool Edge>
 __device__ __forceinline__ void temporal2d_steps(
     const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
@@ -146,11 +157,7 @@ __device__ __forceinline__ void temporal2d_steps(
 #pragma unroll
                 for (int h = 0; h < H; ++h) prev[h] = old[h];
             }
-#pragma unroll
-            for (int h = 0; h < H; ++h) {
-                *reinterpret_cast<Vec*>(nxt + h * CELLS + row0 * TW + sx) = ev[h][0];
-                if (CY > 1) *reinterpret_cast<Vec*>(nxt + h * CELLS + (row0 + CY - 1) * TW + sx) = ev[h][CY - 1];
-            }
+            store_shared_rows<1, CY, TW, CELLS>(nxt, ev, row0, sx);
         }
         __syncthreads();
         auto* t = cur;
@@ -379,12 +386,7 @@ __device__ __forceinline__ void cells_temporal2d_steps(
 #pragma unroll
                             for (int h = 0; h < H; ++h) ev[h][j].v[v] = T(ghost_value<Model>());
             }
-#pragma unroll
-            for (int j = 0; j < CY; ++j)  // the rows other threads read
-                if (j < R || j >= CY - R)
-#pragma unroll
-                    for (int h = 0; h < H; ++h)
-                        *reinterpret_cast<Vec*>(nxt + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
+            store_shared_rows<R, CY, TW, CELLS>(nxt, ev, row0, sx);
         }
         __syncthreads();
         auto* t = cur;
