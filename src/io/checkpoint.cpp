@@ -63,6 +63,13 @@ std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t hash) {
     return hash;
 }
 
+// A 2D field has one plane; ghost layers wider than kMaxGhost are no stencil's (and would make the
+// fields built from the header, interior plus ghosts, far larger than the file).
+bool CheckpointHeader::plausible() const {
+    return nx >= 1 && ny >= 1 && nz >= 1 && (dims == 2 || dims == 3) && (dims == 3 || nz == 1) && ghost >= 0 &&
+           ghost <= kMaxGhost && step >= 0;
+}
+
 double CheckpointHeader::param(const std::string& name, const std::string& file) const {
     for (const auto& [n, v] : params)
         if (n == name) return v;
@@ -171,10 +178,7 @@ Checkpoint read_checkpoint(const std::string& path) {
     h.dims = r.get<std::int32_t>();
     h.step = r.get<std::int64_t>();
     h.t = r.get<double>();
-    // A 2D field has one plane; ghost layers wider than kMaxGhost are no stencil's (and would make
-    // the fields built from the header, interior plus ghosts, far larger than the file).
-    if (h.nx < 1 || h.ny < 1 || h.nz < 1 || (h.dims != 2 && h.dims != 3) || (h.dims == 2 && h.nz != 1) ||
-        h.ghost < 0 || h.ghost > kMaxGhost || h.step < 0)
+    if (!h.plausible())
         throw UsageError("checkpoint '" + path + "' has a corrupted header (sizes or step out of range)");
     const auto nparams = r.get<std::uint32_t>();
     for (std::uint32_t i = 0; i < nparams; ++i) {

@@ -413,9 +413,7 @@ Checkpoint read_checkpoint_h5(const std::string& path) {
     h.ghost = r.number<int>(file, "ghost", H5T_NATIVE_INT);
     h.step = r.number<std::int64_t>(file, "step", H5T_NATIVE_INT64);
     h.t = r.number<double>(file, "t", H5T_NATIVE_DOUBLE);
-    if (h.nx < 1 || h.ny < 1 || h.nz < 1 || (h.dims != 2 && h.dims != 3) || (h.dims == 2 && h.nz != 1) ||
-        h.ghost < 0 || h.ghost > 16 || h.step < 0)
-        r.bad("its sizes or step are out of range");
+    if (!h.plausible()) r.bad("its sizes or step are out of range");
     if (STRATA_H5(H5Lexists(file, "params", H5P_DEFAULT)) > 0) {
         Id params(STRATA_H5(H5Gopen2(file, "params", H5P_DEFAULT)), H5Gclose);
         std::vector<std::string> names;

@@ -31,6 +31,8 @@ struct CheckpointHeader {
     std::vector<std::pair<std::string, double>> params;  // the model's, strategy-independent
 
     Extent extent() const { return Extent{nx, ny, nz, ghost, dims}; }
+    // Sizes, ghost layer and step in range (what both formats' readers check before trusting them).
+    bool plausible() const;
     // The parameter called `name`; UsageError naming `file` when absent.
     double param(const std::string& name, const std::string& file) const;
 };
