@@ -80,7 +80,8 @@ public:
         t.data = data_;
         t.device = {device_ >= 0 ? kDLCUDA : kDLCPU, device_ >= 0 ? device_ : 0};
         t.ndim = int(shape_.size());
-        t.dtype = {kDLFloat, std::uint8_t(precision_ == Precision::fp32 ? 32 : 64), 1};
+        t.dtype = {std::uint8_t(precision_ == Precision::bf16 ? kDLBfloat : kDLFloat),
+                   std::uint8_t(8 * bytes_of(precision_)), 1};
         t.shape = h->shape.data();
         t.strides = h->strides.data();
         t.byte_offset = 0;
@@ -102,14 +103,16 @@ public:
     }
     py::dict cuda_array_interface() {
         if (device_ < 0) throw py::attribute_error("a host field has no __cuda_array_interface__ (use __dlpack__)");
+        if (precision_ == Precision::bf16)
+            throw py::attribute_error("the array interface has no bfloat16 (use __dlpack__: torch.from_dlpack)");
         engine_->signal_to(nullptr);  // ordered before the legacy default stream, which it names
-        const std::int64_t bytes = precision_ == Precision::fp32 ? 4 : 8;
+        const std::int64_t bytes = bytes_of(precision_);
         py::list strides;
         for (std::int64_t s : strides_) strides.append(s * bytes);
         py::dict d;
         d["shape"] = py::tuple(py::cast(shape_));
         d["strides"] = py::tuple(strides);
-        d["typestr"] = precision_ == Precision::fp32 ? "<f4" : "<f8";
+        d["typestr"] = "<f" + std::to_string(bytes);
         d["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(data_), false);
         d["version"] = 3;
         d["stream"] = 1;
@@ -202,24 +205,59 @@ public:
                 for (int i = 0; i < e.nx; ++i) *out++ = u.at(i, j, k);
         return a;
     }
+    // 16-bit fields: fp16 as NumPy's float16 (the bits), bf16 as float32 (NumPy has no bfloat16;
+    // every value converts exactly).
     py::array field(const std::string& name) {
-        return sim_->precision() == Precision::fp32 ? py::array(field_as<float>(name))
-                                                    : py::array(field_as<double>(name));
+        switch (sim_->precision()) {
+            case Precision::fp32: return field_as<float>(name);
+            case Precision::fp64: return field_as<double>(name);
+            case Precision::fp16: return half_field<f16>(name, py::dtype("float16"));
+            case Precision::bf16: break;
+        }
+        return half_field<bf16>(name, py::dtype("float32"));
+    }
+    template <class T>
+    py::array half_field(const std::string& name, const py::dtype& type) {
+        HostField<T> u;
+        {
+            py::gil_scoped_release nogil;
+            u = sim_->engine_as<T>().field(name);
+        }
+        const Extent& e = u.extent;
+        py::array a(type, shape(e));
+        auto* bits = static_cast<std::uint16_t*>(a.mutable_data());
+        auto* floats = static_cast<float*>(a.mutable_data());
+        std::size_t n = 0;
+        for (int k = 0; k < e.nz; ++k)
+            for (int j = 0; j < e.ny; ++j)
+                for (int i = 0; i < e.nx; ++i, ++n) {
+                    if constexpr (std::is_same_v<T, f16>)
+                        bits[n] = u.at(i, j, k).bits;
+                    else
+                        floats[n] = float(u.at(i, j, k));
+                }
+        return a;
     }
 
+    // At 16 bits the values are taken as float32 and rounded to the storage type (to nearest even).
     template <class T>
     void set_host_as(const std::string& name, const py::array& values) {
-        const auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(values);
+        using In = std::conditional_t<is_half_v<T>, float, T>;
+        const auto a = py::array_t<In, py::array::c_style | py::array::forcecast>::ensure(values);
         if (!a) throw UsageError("set_field: the values are not an array of numbers");
         check_shape(name, std::vector<std::int64_t>(a.shape(), a.shape() + a.ndim()));
         const Extent e = sim_->problem().extent();
         TypedEngine<T>& engine = sim_->engine_as<T>();
         py::gil_scoped_release nogil;
-        engine.copy_in(name, a.data(), e.nx, std::int64_t(e.nx) * e.ny);
+        if constexpr (is_half_v<T>) {
+            const std::vector<T> rounded(a.data(), a.data() + a.size());
+            engine.copy_in(name, rounded.data(), e.nx, std::int64_t(e.nx) * e.ny);
+        } else {
+            engine.copy_in(name, a.data(), e.nx, std::int64_t(e.nx) * e.ny);
+        }
     }
     void set_host(const std::string& name, const py::array& values) {
-        if (sim_->precision() == Precision::fp32) set_host_as<float>(name, values);
-        else set_host_as<double>(name, values);
+        with_precision(sim_->precision(), [&]<class T>(std::type_identity<T>) { set_host_as<T>(name, values); });
     }
 
     // A device array of another library, read through its DLPack capsule (from __dlpack__ with
@@ -229,12 +267,19 @@ public:
             throw UsageError("set_field: not a DLPack capsule (or one already used)");
         auto* m = static_cast<DLManagedTensor*>(capsule.get_pointer());
         const DLTensor& t = m->dl_tensor;
-        const int bits = sim_->precision() == Precision::fp32 ? 32 : 64;
-        if (t.dtype.code != kDLFloat || t.dtype.bits != bits || t.dtype.lanes != 1)
-            throw UsageError("set_field: a device array must be float" + std::to_string(bits) +
-                             " like the simulation (convert it first, e.g. .float() or .double())");
-        const int device = sim_->precision() == Precision::fp32 ? sim_->engine_as<float>().view(name).device
-                                                                : sim_->engine_as<double>().view(name).device;
+        const Precision prec = sim_->precision();
+        const int bits = 8 * bytes_of(prec);
+        const int code = prec == Precision::bf16 ? kDLBfloat : kDLFloat;
+        if (t.dtype.code != code || t.dtype.bits != bits || t.dtype.lanes != 1) {
+            const char* type = prec == Precision::fp32   ? "float32 (.float())"
+                               : prec == Precision::fp64 ? "float64 (.double())"
+                               : prec == Precision::fp16 ? "float16 (.half())"
+                                                         : "bfloat16 (.bfloat16())";
+            throw UsageError(std::string("set_field: a device array must be ") + type +
+                             " like the simulation: convert it first");
+        }
+        const int device = with_precision(
+            prec, [&]<class T>(std::type_identity<T>) { return sim_->engine_as<T>().view(name).device; });
         if (device < 0 || t.device.device_type != kDLCUDA || t.device.device_id != device)
             throw UsageError("set_field: the device array is not on the simulation's GPU");
         std::vector<std::int64_t> shp(t.shape, t.shape + t.ndim), st(t.ndim);
@@ -247,8 +292,9 @@ public:
         const std::int64_t sy = t.ndim >= 2 ? st[t.ndim - 2] : 0, sz = t.ndim == 3 ? st[0] : 0;
         char* data = static_cast<char*>(t.data) + t.byte_offset;
         sim_->engine().wait_for(nullptr);
-        if (bits == 32) sim_->engine_as<float>().copy_in(name, reinterpret_cast<const float*>(data), sy, sz);
-        else sim_->engine_as<double>().copy_in(name, reinterpret_cast<const double*>(data), sy, sz);
+        with_precision(prec, [&]<class T>(std::type_identity<T>) {
+            sim_->engine_as<T>().copy_in(name, reinterpret_cast<const T*>(data), sy, sz);
+        });
         shared_ = true;
         capsule.set_name("used_dltensor");
         if (m->deleter) m->deleter(m);
@@ -259,13 +305,10 @@ public:
         void* data = nullptr;
         int device = -1;
         std::int64_t sy = 0, sz = 0;
-        if (sim_->precision() == Precision::fp32) {
-            const auto v = sim_->engine_as<float>().view(name);
+        with_precision(sim_->precision(), [&]<class T>(std::type_identity<T>) {
+            const auto v = sim_->engine_as<T>().view(name);
             data = v.data, device = v.device, sy = v.stride_y, sz = v.stride_z;
-        } else {
-            const auto v = sim_->engine_as<double>().view(name);
-            data = v.data, device = v.device, sy = v.stride_y, sz = v.stride_z;
-        }
+        });
         shared_ = shared_ || device >= 0;
         std::vector<std::int64_t> strides = e.dims == 3 ? std::vector<std::int64_t>{sz, sy, 1}
                                                         : std::vector<std::int64_t>{sy, 1};
@@ -420,7 +463,10 @@ simulation alive.)")
         .def_readonly("step", &PyFieldView::step_)
         .def_property_readonly("shape", [](const PyFieldView& v) { return py::tuple(py::cast(v.shape_)); })
         .def_property_readonly("dtype", [](const PyFieldView& v) {
-            return py::module_::import("numpy").attr(v.precision_ == Precision::fp32 ? "float32" : "float64");
+            // NumPy has no bfloat16: the view's dtype is then the name (DLPack says kDLBfloat).
+            if (v.precision_ == Precision::bf16) return py::object(py::str("bfloat16"));
+            const char* names[] = {"float32", "float64", "float16"};
+            return py::object(py::module_::import("numpy").attr(names[int(v.precision_)]));
         })
         .def_property_readonly("ptr", &PyFieldView::ptr, "The address of the first interior cell")
         .def_property_readonly("device", [](const PyFieldView& v) { return v.device_; })

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -51,6 +51,20 @@ if want bench; then
   bench wave3d --precision fp32,fp64 --json "$json/wave.json"
   heat2d_rows
   bench apf -n 256 --precision fp32 --graphs both --depth 4,16 --json "$json/apf-256.json"
+fi
+if want half; then  # 16-bit storage (#41): its GPU tests, then each model's kernels at fp32, bf16 and fp16, and torch.compile's
+  ctest --test-dir $build -R 'Half' --output-on-failure -j 2 > "$out/tests-half.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failure|Expected|Which is|differs|FAILED" "$out/tests-half.txt" | head -40
+  json=${JSON_DIR:-/tmp/strata-json}; mkdir -p "$json"
+  bench heat3d --stencil 7pt --precision fp32,bf16,fp16 --kernels planes,async,cached,temporal --depth 2,3,4 --json "$json/half-heat7.json"
+  bench heat3d --stencil 27pt --precision fp32,bf16 --kernels async,cached,tma,temporal --json "$json/half-heat27.json"
+  bench wave3d --precision fp32,bf16,fp16 --kernels planes,async --json "$json/half-wave.json"
+  bench heat2d --precision fp32,bf16,fp16 --kernels planes,multi4,temporal --depth 4,8 --json "$json/half-heat2d.json"
+  bench apf --precision fp32,bf16,fp16 --kernels planes,multi4,temporal --depth 4,8 --json "$json/half-apf.json"
+  if [ -f .peers/anchors.py ]; then
+    echo "\$ python3 ../shared/peers/anchors.py copy lowp" | tee -a "$out/bench.txt"
+    python3 .peers/anchors.py copy lowp 2>&1 | grep -v Warning | tee -a "$out/bench.txt"
+  fi
 fi
 if want stencil; then  # stencil files (#18): their GPU tests, the first and a cached run, each against the built-in
   ctest --test-dir $build -R 'Stencil' --output-on-failure -j 2 > "$out/tests-stencil.txt" 2>&1 || true

@@ -513,10 +513,11 @@ TEST(DepthQuery, SaysWhatTheEngineTakes) {
         const EngineOptions o{c.kernel, false, 0, c.depth};
         const std::int64_t cells = problem.extent().cells();
         const std::string what = std::string(to_string(c.stencil)) + " " + std::to_string(cells) + " cells, kernel '" + c.kernel + "'";
-        const int f32 = m.depth_f32(problem, Backend::cuda, o, cells), f64 = m.depth_f64(problem, Backend::cuda, o, cells);
+        const int f32 = m.depth(Precision::fp32)(problem, Backend::cuda, o, cells),
+                  f64 = m.depth(Precision::fp64)(problem, Backend::cuda, o, cells);
         EXPECT_EQ(f32, make_engine<float>(problem, Backend::cuda, o)->kernel_info().depth) << what;
         EXPECT_EQ(f64, make_engine<double>(problem, Backend::cuda, o)->kernel_info().depth) << what;
-        EXPECT_EQ(m.depth_f32(problem, Backend::omp, {}, cells), 1) << what;
+        EXPECT_EQ(m.depth(Precision::fp32)(problem, Backend::omp, {}, cells), 1) << what;
         deep += f32 > 1;
     }
     EXPECT_EQ(deep, 2) << "the 7-point default at 1.2M cells and --depth 3 take several steps per pass";

@@ -122,10 +122,7 @@ inline std::string exact(double v) {
 template <class T>
 std::unique_ptr<TypedEngine<T>> model_engine(const ModelInfo& m, const Problem& p, Backend b, const EngineOptions& o,
                                              const State<T>* init) {
-    if constexpr (sizeof(T) == 4)
-        return m.engine_f32(p, b, o, init);
-    else
-        return m.engine_f64(p, b, o, init);
+    return m.engine<T>()(p, b, o, init);
 }
 
 }  // namespace strata::test

@@ -14,6 +14,7 @@
 #endif
 
 #include "strata/core/cstdint.hpp"
+#include "strata/core/half.hpp"
 #include "strata/core/hd.hpp"
 
 namespace strata {

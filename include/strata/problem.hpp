@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -129,10 +130,23 @@ struct ModelInfo {
     // The stencil alone (no sources, default parameters but those in `params`) on a box of
     // nx x ny x nz points: the benchmarks' and the checks' problem.
     std::unique_ptr<Problem> (*box)(const Params& params, int nx, int ny, int nz) = nullptr;
-    EngineMaker<float> engine_f32 = nullptr;
-    EngineMaker<double> engine_f64 = nullptr;
-    // A decomposed run's halos are that many radii deep (dist/decomposed.cpp).
-    DepthQuery depth_f32 = nullptr, depth_f64 = nullptr;
+    // The engines of each storage precision; null where the model has none (the error says so).
+    std::tuple<EngineMaker<float>, EngineMaker<double>, EngineMaker<f16>, EngineMaker<bf16>> engines{};
+    // A decomposed run's halos are that many radii deep (dist/decomposed.cpp); by Precision.
+    DepthQuery depths[4] = {};
+
+    // The engine maker of precision T; Error naming what the model lacks when it has none.
+    template <class T>
+    EngineMaker<T> engine() const {
+        const EngineMaker<T> m = std::get<EngineMaker<T>>(engines);
+        if (!m) no_engine(precision_of<T>());
+        return m;
+    }
+    DepthQuery depth(Precision p) const {
+        if (!depths[int(p)]) no_engine(p);
+        return depths[int(p)];
+    }
+    [[noreturn]] void no_engine(Precision p) const;
 
     int field_index(std::string_view field) const;  // Error when the model has no such field
 };

@@ -134,7 +134,8 @@ State<T> check_state(const Problem& check, bool random) {
         for (T v : field.data) largest = std::max(largest, std::fabs(double(v)));
         HostField<T> noise(field.extent);
         fill_random(noise, seed++, -0.01 * (largest > 0 ? largest : 1), 0.01 * (largest > 0 ? largest : 1));
-        for (std::size_t i = 0; i < field.data.size(); ++i) field.data[i] += noise.data[i];
+        for (std::size_t i = 0; i < field.data.size(); ++i)
+            field.data[i] = T(compute_t<T>(field.data[i]) + compute_t<T>(noise.data[i]));
     }
     return s;
 }
@@ -231,8 +232,7 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
         const int dims = find_model(o.model).dims;
         out << "snapshot overhead: " << o.model << " n=" << (o.n > 0 ? o.n : (dims == 2 ? 8192 : 512)) << ", "
             << to_string(o.precisions.front()) << ", backend " << to_string(o.backend) << '\n';
-        if (o.precisions.front() == Precision::fp32) bench_snapshots<float>(o, out);
-        else bench_snapshots<double>(o, out);
+        with_precision(o.precisions.front(), [&]<class T>(std::type_identity<T>) { bench_snapshots<T>(o, out); });
         return;
     }
     std::ofstream json_file;
@@ -287,10 +287,9 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
     j["repeats"] = o.repeats;
     j["rows"] = nlohmann::json::array();
     for (Precision prec : o.precisions) {
-        const auto rows =
-            prec == Precision::fp32
-                ? bench_precision<float>(o, problem.get(), check.get(), random_check, copy_gbs)
-                : bench_precision<double>(o, problem.get(), check.get(), random_check, copy_gbs);
+        const auto rows = with_precision(prec, [&]<class T>(std::type_identity<T>) {
+            return bench_precision<T>(o, problem.get(), check.get(), random_check, copy_gbs);
+        });
         for (const Row& r : rows) {
             char pct[16] = "      -";
             if (copy_gbs > 0) std::snprintf(pct, sizeof pct, "%6.1f%%", r.pct_copy);
@@ -303,6 +302,7 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
                                  {"depth", r.depth},
                                  {"bytes_moved_per_cell_update", r.bytes_moved},
                                  {"precision", std::string(to_string(prec))},
+                                 {"arithmetic", std::string(to_string(is_half(prec) ? Precision::fp32 : prec))},
                                  {"launch", r.launch},
                                  {"ms_per_step", r.ms_per_step},
                                  {"gcells_per_s", r.gcells},

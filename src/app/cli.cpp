@@ -26,7 +26,10 @@ namespace {
 
 void add_common(CLI::App* cmd, std::string& precision, std::string& backend, std::string& kernel,
                 std::string& json, bool& no_graphs, int& chunk, int& depth) {
-    cmd->add_option("--precision", precision, "Field precision: fp32 or fp64")->capture_default_str();
+    cmd->add_option("--precision", precision,
+                    "Field precision: fp32 or fp64; fp16 or bf16 store 16 bits and compute in fp32 (half the "
+                    "bytes; see docs/precision.md for what each model keeps of its accuracy)")
+        ->capture_default_str();
     cmd->add_option("--backend", backend, "Where to run: cpu (reference loops), omp (OpenMP), cuda")
         ->capture_default_str();
     cmd->add_option("--kernel", kernel, "CUDA strategy (default: picked by problem size); 'list' describes them");
@@ -290,7 +293,8 @@ CommandLine::CommandLine() {
         mc.precision = std::string(to_string(m->precision));
         mc.cmd = tune->add_subcommand(m->name, m->summary);
         mc.add_params();
-        mc.cmd->add_option("--precision", mc.precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
+        mc.cmd->add_option("--precision", mc.precision, "fp32, fp64, fp16, bf16 or a list (fp32,bf16)")
+            ->capture_default_str();
         mc.cmd->add_flag("--exhaustive", mc.exhaustive,
                          "Measure every candidate (2 repeats), then the best three, the built-in default and the "
                          "wisdom's choice in turn: the tuner's reference");
@@ -338,7 +342,8 @@ CommandLine::CommandLine() {
     bench_cmd->add_option("model", bench.model, "apf, heat2d, heat3d, wave3d, or a .stencil file")->required();
     bench_cmd->add_option("-n", bench.n, "Problem size (default 8192 for 2D models, 512 for 3D ones)");
     stencil_opt = bench_cmd->add_option("--stencil", bench_stencil, "heat3d: 7pt, 19pt or 27pt (default 7pt)");
-    bench_cmd->add_option("--precision", bench_precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
+    bench_cmd->add_option("--precision", bench_precision, "fp32, fp64, fp16, bf16 or a list (fp32,bf16)")
+        ->capture_default_str();
     bench_cmd->add_option("--backend", bench_backend, "cuda, omp or cpu")->capture_default_str();
     bench_cmd->add_option("--kernels", bench_kernels, "Comma-separated kernels (default: all)");
     bench_cmd->add_option("--graphs", bench_graphs, "CUDA launch: on, off or both")->capture_default_str();
@@ -388,7 +393,8 @@ CommandLine::CommandLine() {
     check_cmd->add_option("-n", check.n, "Cells along x (the grid is n x (n-2) [x (n-4)])")->capture_default_str();
     check_cmd->add_option("--steps", check.steps, "Steps before comparing")->capture_default_str();
     check_stencil_opt = check_cmd->add_option("--stencil", check_stencil, "heat3d: 7pt, 19pt or 27pt");
-    check_cmd->add_option("--precision", check_precision, "fp32, fp64 or fp32,fp64")->capture_default_str();
+    check_cmd->add_option("--precision", check_precision, "fp32, fp64, fp16, bf16 or a list (fp32,bf16)")
+        ->capture_default_str();
     check_cmd->add_option("--backend", check_backend, "cuda or omp")->capture_default_str();
     check_cmd->add_option("--kernels", check_kernels, "Comma-separated kernels (default: all)");
 

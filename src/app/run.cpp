@@ -85,9 +85,11 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
 
     Report r(out);
     r.value("model", model.name);
-    r.line("%s: backend %s, kernel %s, precision %s",
+    r.line(is_half(precision) ? "%s: backend %s, kernel %s, precision %s (16-bit storage, fp32 arithmetic)"
+                              : "%s: backend %s, kernel %s, precision %s",
            {{"", problem.title()}, {"backend", std::string(to_string(o.backend))}, {"kernel", engine->kernel()},
             {"precision", std::string(to_string(precision))}});
+    r.value("arithmetic", std::string(to_string(is_half(precision) ? Precision::fp32 : precision)));
     if (!launch.empty()) r.line("%s", {{"launch", launch}});
     if (dist::size() > 1) {
         const std::string halos = engine->halo_schedule();
@@ -202,7 +204,7 @@ nlohmann::json run_ranked(const RunOptions& o, std::ostream& out) {
     problem->check(o.io.snapshot_every);
     validate(o.io);
     const Precision p = o.precision.value_or(model.precision);
-    return p == Precision::fp32 ? run_typed<float>(o, *problem, out) : run_typed<double>(o, *problem, out);
+    return with_precision(p, [&]<class T>(std::type_identity<T>) { return run_typed<T>(o, *problem, out); });
 }
 }  // namespace
 

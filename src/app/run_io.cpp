@@ -230,8 +230,12 @@ void write_state(const std::string& path, const Problem& problem, TypedEngine<T>
 }
 
 template State<float> checkpoint_state<float>(const io::Checkpoint&, const ModelInfo&, const std::string&);
+template State<f16> checkpoint_state<f16>(const io::Checkpoint&, const ModelInfo&, const std::string&);
+template State<bf16> checkpoint_state<bf16>(const io::Checkpoint&, const ModelInfo&, const std::string&);
 template State<double> checkpoint_state<double>(const io::Checkpoint&, const ModelInfo&, const std::string&);
 template void write_state<float>(const std::string&, const Problem&, TypedEngine<float>&);
+template void write_state<f16>(const std::string&, const Problem&, TypedEngine<f16>&);
+template void write_state<bf16>(const std::string&, const Problem&, TypedEngine<bf16>&);
 template void write_state<double>(const std::string&, const Problem&, TypedEngine<double>&);
 
 void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,

@@ -156,11 +156,17 @@ public:
         char name[64];
         std::snprintf(name, sizeof name, "_%06lld.h5", static_cast<long long>(step));
         const std::string file = series_ + name, path = dir_ + "/" + file;
-        io::write_frame_h5<T>(path, grid_, dims_, io::Box{p.lo, p.n}, p.values, step, time, dist::size() > 1);
+        // 16-bit fields are written as fp32 (XDMF readers know no 16-bit float; exact).
+        using F = std::conditional_t<is_half_v<T>, float, T>;
+        if constexpr (is_half_v<T>)
+            io::write_frame_h5<F>(path, grid_, dims_, io::Box{p.lo, p.n}, std::vector<F>(p.values.begin(), p.values.end()),
+                                  step, time, dist::size() > 1);
+        else
+            io::write_frame_h5<T>(path, grid_, dims_, io::Box{p.lo, p.n}, p.values, step, time, dist::size() > 1);
         if (!root_) return;
         frames_.push_back({time, file});
         files_.push_back(path);
-        io::write_xdmf(xmf_, grid_, dims_, precision_of<T>(), frames_);
+        io::write_xdmf(xmf_, grid_, dims_, precision_of<F>(), frames_);
     }
     // Rank 0 prints where the frames are; returns the files, the .xmf last.
     std::vector<std::string> finish(std::ostream& out);

@@ -54,7 +54,9 @@ Simulation::Simulation(const SimulationOptions& o, std::ostream* warnings)
     std::ostringstream wisdom_log;  // a corrupt wisdom file's warning
     launch_ = choose_launch(*problem_, o.params, o.backend, precision, o.wisdom, eo, wisdom_log);
     if (warnings) *warnings << wisdom_log.str();
-    engine_ = precision == Precision::fp32 ? make<float>(*problem_, o, eo) : make<double>(*problem_, o, eo);
+    engine_ = with_precision(precision, [&]<class T>(std::type_identity<T>) -> std::unique_ptr<Engine> {
+        return make<T>(*problem_, o, eo);
+    });
 }
 
 Simulation::~Simulation() {
@@ -72,6 +74,8 @@ TypedEngine<T>& Simulation::engine_as() {
     return static_cast<TypedEngine<T>&>(*engine_);
 }
 template TypedEngine<float>& Simulation::engine_as<float>();
+template TypedEngine<f16>& Simulation::engine_as<f16>();
+template TypedEngine<bf16>& Simulation::engine_as<bf16>();
 template TypedEngine<double>& Simulation::engine_as<double>();
 
 bool Simulation::advance(std::int64_t steps, const std::function<bool()>& stop) {
@@ -132,19 +136,17 @@ std::vector<std::string> Simulation::snapshot(const std::string& dir, const std:
             throw UsageError("snapshot: the HDF5 frames in '" + dir + "' are of " + series.field + ", not " +
                              spec.field + "; one directory holds one series");
         }
-        if (precision() == Precision::fp32)
-            series.h5->write(step(), time(), engine_as<float>(), spec.field);
-        else
-            series.h5->write(step(), time(), engine_as<double>(), spec.field);
+        with_precision(precision(), [&]<class T>(std::type_identity<T>) {
+            series.h5->write(step(), time(), engine_as<T>(), spec.field);
+        });
         std::ostringstream quiet;
         const std::vector<std::string> files = series.h5->finish(quiet);  // the frames, then the .xmf
         return {files[files.size() - 2], files.back()};
     }
     const io::FrameSpec frame{"", spec.grid, model().dims, spec.lo, spec.hi};
-    if (precision() == Precision::fp32)
-        series.snapshots->submit(step(), time(), frame, [&] { return engine_as<float>().snapshot(spec.field); });
-    else
-        series.snapshots->submit(step(), time(), frame, [&] { return engine_as<double>().snapshot(spec.field); });
+    with_precision(precision(), [&]<class T>(std::type_identity<T>) {
+        series.snapshots->submit(step(), time(), frame, [&] { return engine_as<T>().snapshot(spec.field); });
+    });
     std::ostringstream quiet;  // finish()'s line is for a run's report
     // Every frame's files so far, then the .pvd when a .vti frame was written (it is rewritten
     // with each frame, so it is part of every frame's files).
@@ -166,8 +168,8 @@ void Simulation::flush() {
 
 void Simulation::checkpoint(const std::string& path) {
     if (path.empty()) throw UsageError("checkpoint: give a file name");
-    if (precision() == Precision::fp32) app::write_state(path, *problem_, engine_as<float>());
-    else app::write_state(path, *problem_, engine_as<double>());
+    with_precision(precision(),
+                   [&]<class T>(std::type_identity<T>) { app::write_state(path, *problem_, engine_as<T>()); });
 }
 
 }  // namespace strata

@@ -35,10 +35,7 @@ std::unique_ptr<TypedEngine<T>> make_engine(const Problem& problem, Backend back
     // Several ranks: this one's window of the grid, behind an engine of the whole.
     if (!options.subdomain && (options.decomp.ranks() > 1 || dist::size() > 1))
         return dist::make_decomposed<T>(problem, backend, options, initial);
-    if constexpr (std::is_same_v<T, float>)
-        return m.engine_f32(problem, backend, options, initial);
-    else
-        return m.engine_f64(problem, backend, options, initial);
+    return m.engine<T>()(problem, backend, options, initial);
 }
 
 int cuda_device_count() {
@@ -110,6 +107,10 @@ bool kernel_takes_depth(Backend backend, std::string_view model, std::string_vie
 
 template std::unique_ptr<TypedEngine<float>> make_engine(const Problem&, Backend, const EngineOptions&,
                                                          const State<float>*);
+template std::unique_ptr<TypedEngine<f16>> make_engine(const Problem&, Backend, const EngineOptions&,
+                                                         const State<f16>*);
+template std::unique_ptr<TypedEngine<bf16>> make_engine(const Problem&, Backend, const EngineOptions&,
+                                                         const State<bf16>*);
 template std::unique_ptr<TypedEngine<double>> make_engine(const Problem&, Backend, const EngineOptions&,
                                                           const State<double>*);
 

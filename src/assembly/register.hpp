@@ -51,7 +51,9 @@ int model_engine_depth(const Problem& problem, Backend backend, const EngineOpti
 #endif
 }
 
-template <class P>
+// Half: whether the model has engines storing fp16 and bf16 (a stencil file's do not yet: its
+// shared object would compile every strategy twice more).
+template <class P, bool Half = true>
 ModelInfo registered_model() {
     ModelInfo m = P::describe();
     using Kernel = typename P::template Kernel<float>;
@@ -111,10 +113,16 @@ ModelInfo registered_model() {
     }
     m.problem = &P::from_params;
     m.box = &P::box;
-    m.engine_f32 = &make_model_engine<P, float>;
-    m.engine_f64 = &make_model_engine<P, double>;
-    m.depth_f32 = &model_engine_depth<P, float>;
-    m.depth_f64 = &model_engine_depth<P, double>;
+    std::get<EngineMaker<float>>(m.engines) = &make_model_engine<P, float>;
+    std::get<EngineMaker<double>>(m.engines) = &make_model_engine<P, double>;
+    m.depths[int(Precision::fp32)] = &model_engine_depth<P, float>;
+    m.depths[int(Precision::fp64)] = &model_engine_depth<P, double>;
+    if constexpr (Half) {
+        std::get<EngineMaker<f16>>(m.engines) = &make_model_engine<P, f16>;
+        std::get<EngineMaker<bf16>>(m.engines) = &make_model_engine<P, bf16>;
+        m.depths[int(Precision::fp16)] = &model_engine_depth<P, f16>;
+        m.depths[int(Precision::bf16)] = &model_engine_depth<P, bf16>;
+    }
     return m;
 }
 

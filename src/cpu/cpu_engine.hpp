@@ -240,7 +240,10 @@ private:
         if (points_.active()) {  // into the new values, as the CUDA engine does
             HostField<T>& u = buffers_.next[points_.field];
             const double t = double(step_) * points_.dt;
-            for (const PointSource& s : points_.sources) u.at(s.at.i, s.at.j, s.at.k) += T(s.scale * ricker(t, s.f0));
+            for (const PointSource& s : points_.sources) {
+                T& v = u.at(s.at.i, s.at.j, s.at.k);
+                v = T(compute_t<T>(v) + compute_t<T>(s.scale * ricker(t, s.f0)));
+            }
             if (step_ < points_.record_steps)
                 for (const GridPoint& r : points_.receivers) traces_.push_back(u.at(r.i, r.j, r.k));
         }

@@ -72,7 +72,10 @@ __global__ void point_features(T* u, const DevGrid g, const int slow, const bool
     if (threadIdx.x == 0)
         for (int s = 0; s < ns; ++s) {
             const PointSource src = sources[s];
-            if (mine(src.at)) u[g.at(src.at.i, src.at.j, src.at.k)] += T(src.scale * ricker(double(n) * dt, src.f0));
+            if (mine(src.at)) {
+                T& v = u[g.at(src.at.i, src.at.j, src.at.k)];
+                v = T(compute_t<T>(v) + compute_t<T>(src.scale * ricker(double(n) * dt, src.f0)));
+            }
         }
     __syncthreads();
     if (n < record_steps)
@@ -698,7 +701,7 @@ private:
 
 // The depth of the engine make_engine would build on a grid of `cells` (the engine's grid: on a
 // rank, its window, halos included), from the same strategy and --depth, without building it
-// (ModelInfo::depth_f32).
+// (ModelInfo::depths).
 template <class P, class T>
 int engine_depth(const P& problem, const EngineOptions& o, std::int64_t cells) {
     return problem.template with_kernel<T>([&](const auto& model) {

@@ -12,6 +12,34 @@
 
 namespace strata::cuda {
 
+// The cells a thread moves as one vector access: 16 bytes of fp32 or fp64 values, 8 bytes of a
+// 16-bit type. At 16 bits a kernel's tiles and threads are fp32's, its words half as wide.
+template <class T>
+inline constexpr int kLanes = sizeof(T) == 2 ? 4 : 16 / int(sizeof(T));
+
+// Warp shuffles of one value of a storage type among all 32 lanes (the intrinsics take no
+// 16-bit class type: those travel as their bits).
+template <class T>
+__device__ __forceinline__ T shfl_up(T v, unsigned delta, int width = 32) {
+    if constexpr (sizeof(T) == 2) {
+        T r;
+        r.bits = static_cast<unsigned short>(__shfl_up_sync(~0u, unsigned(v.bits), delta, width));
+        return r;
+    } else {
+        return __shfl_up_sync(~0u, v, delta, width);
+    }
+}
+template <class T>
+__device__ __forceinline__ T shfl_down(T v, unsigned delta, int width = 32) {
+    if constexpr (sizeof(T) == 2) {
+        T r;
+        r.bits = static_cast<unsigned short>(__shfl_down_sync(~0u, unsigned(v.bits), delta, width));
+        return r;
+    } else {
+        return __shfl_down_sync(~0u, v, delta, width);
+    }
+}
+
 struct DevGrid {
     int nx, ny, nz;
     std::int64_t pitch, plane;  // elements between rows and between planes

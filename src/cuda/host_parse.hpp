@@ -16,3 +16,5 @@ int min(int, int);
 int max(int, int);
 std::size_t __cvta_generic_to_shared(const void*);
 unsigned __reduce_max_sync(unsigned mask, unsigned value);
+unsigned __shfl_up_sync(unsigned mask, unsigned value, unsigned delta, int width);
+unsigned __shfl_down_sync(unsigned mask, unsigned value, unsigned delta, int width);

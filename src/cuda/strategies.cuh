@@ -425,7 +425,7 @@ std::vector<Strategy<Model>> radius1_strategies() {
         // they would spill. (Measured on an H100, 512^3: for box vec, one row per thread with two
         // planes in flight and 3 blocks per SM was worse in fp32, 64-72% against 78%.)
         constexpr int D = Model::star ? 2 : 1;
-        constexpr int V = 16 / sizeof(typename Model::value_type);
+        constexpr int V = kLanes<typename Model::value_type>;
         // cached: 32 x 4 threads, 4 planes per thread in fp32, 3 in fp64. Measured on an H100
         // (heat 7pt, 512^3, % of copy, fp32 / fp64) over threads 32 x 2/4/8/16 and 2 to 8 planes:
         // 32 x 4, 4 planes 98.0 / 94.9; 32 x 4, 3 planes 94.9 / 97.2; 32 x 8, 4 planes 97.4 /

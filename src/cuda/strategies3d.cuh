@@ -70,9 +70,12 @@ struct alignas(sizeof(T) * V) Lanes {
 template <class T, bool Mirror, int BX, int BY, int M, int V>
 struct PlaneTile {
     static_assert(V == 1 || !Mirror, "V-wide loads read the ghost layer; mirror boundaries need V = 1");
-    static constexpr int W = BX * V;                           // tile width in cells
-    static constexpr int OFF = V;                              // the interior starts at this column
-    static constexpr int TXP = (OFF + W + 1 + V - 1) / V * V;  // padded row length, a multiple of V
+    static constexpr int W = BX * V;  // tile width in cells
+    // Rows start and end on whole V-wide words, and on 16 bytes (a TMA box's start and width: at
+    // 16 bits a word is 8).
+    static constexpr int A = V == 1 ? 1 : (V * int(sizeof(T)) >= 16 ? V : 16 / int(sizeof(T)));
+    static constexpr int OFF = A;                              // the interior starts at this column
+    static constexpr int TXP = (OFF + W + 1 + A - 1) / A * A;  // padded row length, a multiple of A
     static constexpr int TY = BY * M + 2, NT = BX * BY;
     static constexpr int HALO = 2 * (W + 2) + 2 * (TY - 2);
     static constexpr int H = (HALO + NT - 1) / NT;
@@ -127,7 +130,7 @@ struct PlaneTile {
 
     // The plane sums of every own cell, from a plane in shared memory.
     template <class Model>
-    __device__ void sums(const Model& m, const T* tile, PlaneSums<T> (&out)[M][V]) const {
+    __device__ void sums(const Model& m, const T* tile, PlaneSums<compute_t<T>> (&out)[M][V]) const {
 #pragma unroll
         for (int r = 0; r < M; ++r) {
             T w[3][V + 2];  // rows y-1, y, y+1 of columns x0-1 .. x0+V
@@ -150,8 +153,8 @@ struct PlaneTile {
     // are inside, the model's per-cell store at the right edge of the grid.
     template <class Model>
     __device__ void store(const Model& m, const typename Model::Fields& f, const DevGrid& g, int z,
-                          const PlaneSums<T> (&below)[M][V], const PlaneSums<T> (&at)[M][V],
-                          const PlaneSums<T> (&above)[M][V], const typename Model::Point (&p)[M][V]) const {
+                          const PlaneSums<compute_t<T>> (&below)[M][V], const PlaneSums<compute_t<T>> (&at)[M][V],
+                          const PlaneSums<compute_t<T>> (&above)[M][V], const typename Model::Point (&p)[M][V]) const {
 #pragma unroll
         for (int r = 0; r < M; ++r) {
             const std::int64_t c = std::int64_t(z) * g.plane + own[r];
@@ -181,9 +184,8 @@ struct PlaneTile {
     }
 };
 
-template <class T, int M, int V>
-__device__ __forceinline__ void shift_queue(PlaneSums<T> (&below)[M][V], PlaneSums<T> (&at)[M][V],
-                                            const PlaneSums<T> (&above)[M][V]) {
+template <class Sums, int M, int V>
+__device__ __forceinline__ void shift_queue(Sums (&below)[M][V], Sums (&at)[M][V], const Sums (&above)[M][V]) {
 #pragma unroll
     for (int r = 0; r < M; ++r)
 #pragma unroll
@@ -207,7 +209,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     planes3d(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk, const int rows) {
     using T = typename Model::value_type;
     using Tile = PlaneTile<T, Model::mirror, BX, BY, M, V>;
-    using Sums = PlaneSums<T>;
+    using Sums = PlaneSums<compute_t<T>>;
     __shared__ __align__(16) T tile[Tile::CELLS];
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
                                         blocks_for(g.span(g.nz), zchunk), rows);
@@ -286,7 +288,7 @@ template <class Model, int BX, int BY, int ZC, int V, bool Whole>
 __global__ void __launch_bounds__(BX* BY)
     cached3d(const Model m, const typename Model::Fields f, const DevGrid g) {
     using T = typename Model::value_type;
-    using Sums = PlaneSums<T>;
+    using Sums = PlaneSums<compute_t<T>>;
     using Vec = Lanes<T, V>;
     static_assert(Model::zero_ghosts && V > 1, "zero ghosts, not read; 8- or 16-byte vectors");
     static_assert(BX == 32, "a warp is one row of threads: the x-neighbours pass between its lanes");
@@ -320,7 +322,7 @@ __global__ void __launch_bounds__(BX* BY)
 #pragma unroll
             for (int v = 0; v < V; ++v) w[dj][v + 1] = mid.v[v];
             if (edges && (dj == 1 || !Model::star)) {
-                T left = __shfl_up_sync(~0u, mid.v[V - 1], 1), right = __shfl_down_sync(~0u, mid.v[0], 1);
+                T left = shfl_up(mid.v[V - 1], 1), right = shfl_down(mid.v[0], 1);
                 if (lane == 0) left = ro >= 0 && left_x ? f.in[ro + x0 - 1] : T(0);
                 if (lane == BX - 1) right = ro >= 0 && right_x ? f.in[ro + x0 + V] : T(0);
                 w[dj][0] = left, w[dj][V + 1] = right;
@@ -365,10 +367,14 @@ __global__ void __launch_bounds__(BX* BY)
 
 // cp.async: copies global -> shared without passing through registers; completion is tracked
 // per thread in commit groups.
+// cp.async copies 4, 8 or 16 bytes: a 2-byte cell (a 16-bit type's halo cell) is copied by a
+// load and a store, visible to the block after the barrier that follows the wait, as the rest.
 template <int Bytes>
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
     const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    if constexpr (Bytes == 16)
+    if constexpr (Bytes == 2)
+        *static_cast<std::uint16_t*>(smem) = *static_cast<const std::uint16_t*>(gmem);
+    else if constexpr (Bytes == 16)
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
     else
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(Bytes));
@@ -378,7 +384,9 @@ __device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
 template <int Bytes>
 __device__ __forceinline__ void cp_async_or_zero(void* smem, const void* gmem, bool fetch) {
     const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    if constexpr (Bytes == 16)
+    if constexpr (Bytes == 2)
+        *static_cast<std::uint16_t*>(smem) = fetch ? *static_cast<const std::uint16_t*>(gmem) : std::uint16_t(0);
+    else if constexpr (Bytes == 16)
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(fetch ? 16 : 0));
     else
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem), "n"(Bytes),
@@ -401,7 +409,7 @@ __global__ void __launch_bounds__(BX* BY)
     async3d(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk, const int rows) {
     using T = typename Model::value_type;
     using Tile = PlaneTile<T, Model::mirror, BX, BY, M, V>;
-    using Sums = PlaneSums<T>;
+    using Sums = PlaneSums<compute_t<T>>;
     unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of Tile::CELLS
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
@@ -541,7 +549,7 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
         for (int q = 0; q < Q; ++q)
 #pragma unroll
             for (int d = 1; d <= R; ++d) {
-                T left = __shfl_up_sync(~0u, w[h][q][R], d), right = __shfl_down_sync(~0u, w[h][q][R], d);
+                T left = shfl_up(w[h][q][R], d), right = shfl_down(w[h][q][R], d);
                 if (lane < d) left = hood_in<Model>(f, h)[index(x - d, y, s0 - R + q)];
                 if (lane >= 32 - d) right = hood_in<Model>(f, h)[index(x + d, y, s0 - R + q)];
                 w[h][q][R - d] = left, w[h][q][R + d] = right;
@@ -612,7 +620,7 @@ __global__ void __launch_bounds__(BX*(BY + int(Ws)))
     static_assert(Model::zero_ghosts && !Model::mirror, "TMA's zero fill stands for a zero ghost layer only");
     using T = typename Model::value_type;
     using Tile = PlaneTile<T, false, BX, BY, M, V>;
-    using Sums = PlaneSums<T>;
+    using Sums = PlaneSums<compute_t<T>>;
     constexpr int STAGE = tma3d_stage_cells<Model, BX, BY, M, V>();
     unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of STAGE elements, then the barriers

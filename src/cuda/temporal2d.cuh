@@ -11,7 +11,7 @@
 // The model's arithmetic per cell is fixed, so the speed is decided by every other instruction
 // (Nsight Compute showed the previous version, one word per access and its cells strided across
 // the tile, issue-bound). Hence:
-// - thread (tx, ty) owns V = 16 / sizeof(T) consecutive cells of each of the CY consecutive rows
+// - thread (tx, ty) owns V = kLanes<T> consecutive cells of each of the CY consecutive rows
 //   from ty CY: its cells' values and pointwise state stay in its registers for the whole pass;
 //   x-neighbours are its own registers or its warp neighbours' (one shuffle each way per row),
 //   y-neighbours its own registers except above its first row and below its last, which come
@@ -44,11 +44,11 @@
 namespace strata::cuda {
 
 // The xy tile of the temporal strategies (2D and 3D), shared by the kernels and their launchers:
-// BX x BY threads, each owning V = 16 / sizeof(T) consecutive cells of CY consecutive rows. The
+// BX x BY threads, each owning V = kLanes<T> consecutive cells of CY consecutive rows. The
 // x margin is the depth rounded up to V, so that tiles start 16-byte aligned.
 template <class T, int BX_, int BY, int CY>
 struct TemporalTile {
-    static constexpr int V = 16 / int(sizeof(T));
+    static constexpr int V = kLanes<T>;
     static constexpr int BX = BX_, TW = BX * V, TH = BY * CY, CELLS = TW * TH;
     static constexpr int max_depth = (TW < TH ? TW : TH) / 4;  // keeps the output >= half the tile
     __host__ __device__ static constexpr int margin_x(int depth) { return (depth + V - 1) / V * V; }
@@ -104,8 +104,8 @@ __device__ __forceinline__ void store_shared_rows(T* nxt, const Run (&ev)[H][CY]
 template <class Model, int BX, int BY, int CY, bool Edge>
 __device__ __forceinline__ void temporal2d_steps(
     const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
-    typename Model::template Run<16 / sizeof(typename Model::value_type)> (&ev)[hoods<Model>()][CY],
-    typename Model::template Run<16 / sizeof(typename Model::value_type)> (&p)[CY], const DevGrid& g, int x,
+    typename Model::template Run<kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
+    typename Model::template Run<kLanes<typename Model::value_type>> (&p)[CY], const DevGrid& g, int x,
     int y, unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
     using Tile = TemporalTile<T, BX, BY, CY>;
@@ -130,8 +130,8 @@ __device__ __forceinline__ void temporal2d_steps(
 #pragma unroll
                 for (int h = 0; h < H; ++h) {
                     old[h] = ev[h][j];
-                    left[h] = __shfl_up_sync(~0u, old[h].v[V - 1], 1, BX);
-                    right[h] = __shfl_down_sync(~0u, old[h].v[0], 1, BX);
+                    left[h] = shfl_up(old[h].v[V - 1], 1, BX);
+                    right[h] = shfl_down(old[h].v[0], 1, BX);
                 }
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
@@ -318,8 +318,8 @@ enum class TileEdge { none, fixed, mirror };
 template <class Model, int BX, int BY, int CY, TileEdge Edge>
 __device__ __forceinline__ void cells_temporal2d_steps(
     const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
-    Lanes<typename Model::value_type, 16 / sizeof(typename Model::value_type)> (&ev)[hoods<Model>()][CY],
-    typename Model::Point (&pt)[CY][16 / sizeof(typename Model::value_type)], const DevGrid& g, int x0,
+    Lanes<typename Model::value_type, kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
+    typename Model::Point (&pt)[CY][kLanes<typename Model::value_type>], const DevGrid& g, int x0,
     int y0, unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
     using Tile = TemporalTile<T, BX, BY, CY>;
@@ -351,8 +351,8 @@ __device__ __forceinline__ void cells_temporal2d_steps(
                     if (Model::star && (r < R || r >= R + CY)) continue;  // a star reads no corner
 #pragma unroll
                     for (int d = 1; d <= R; ++d) {
-                        w[h][r][R - d] = __shfl_up_sync(~0u, w[h][r][R + V - d], 1, BX);
-                        w[h][r][R + V - 1 + d] = __shfl_down_sync(~0u, w[h][r][R + d - 1], 1, BX);
+                        w[h][r][R - d] = shfl_up(w[h][r][R + V - d], 1, BX);
+                        w[h][r][R + V - 1 + d] = shfl_down(w[h][r][R + d - 1], 1, BX);
                     }
                 }
             }

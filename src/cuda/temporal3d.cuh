@@ -13,7 +13,7 @@
 // other instruction (Nsight Compute showed the previous version of this kernel, one word per
 // access and its cells strided across the tile, issue-bound at 48 instructions per cell
 // update). Hence:
-// - each thread owns V = 16 / sizeof(T) consecutive cells of one row: a 16-byte shared-memory
+// - each thread owns V = kLanes<T> consecutive cells of one row: a 16-byte (8 at 16 bits) shared-memory
 //   access per row reads all of them, and their x-neighbours are the thread's own registers, or
 //   its warp neighbours' (one shuffle each way; the tile's edge columns get a wrong value there,
 //   which only the inexact edge cells use);
@@ -49,27 +49,40 @@ constexpr int partial_words() {
         return 1;
 }
 
-// 16-byte shared-memory accesses at a 32-bit shared address.
+// A thread's word (16 bytes, or 8 at 16 bits) in shared memory at a 32-bit shared address.
 template <class Vec>
 __device__ __forceinline__ Vec lds16(unsigned a) {
-    static_assert(sizeof(Vec) == 16);
-    uint4 u;
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "r"(a));
+    static_assert(sizeof(Vec) == 16 || sizeof(Vec) == 8);
     Vec v;
-    memcpy(&v, &u, sizeof v);
+    if constexpr (sizeof(Vec) == 16) {
+        uint4 u;
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "r"(a));
+        memcpy(&v, &u, sizeof v);
+    } else {
+        uint2 u;
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(u.x), "=r"(u.y) : "r"(a));
+        memcpy(&v, &u, sizeof v);
+    }
     return v;
 }
 template <class Vec>
 __device__ __forceinline__ void sts16(unsigned a, const Vec& v) {
-    static_assert(sizeof(Vec) == 16);
-    uint4 u;
-    memcpy(&u, &v, sizeof u);
-    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w) : "memory");
+    static_assert(sizeof(Vec) == 16 || sizeof(Vec) == 8);
+    if constexpr (sizeof(Vec) == 16) {
+        uint4 u;
+        memcpy(&u, &v, sizeof u);
+        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w)
+                     : "memory");
+    } else {
+        uint2 u;
+        memcpy(&u, &v, sizeof u);
+        asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(a), "r"(u.x), "r"(u.y) : "memory");
+    }
 }
 
 // A 64-cell-wide tile of BY rows, one row per thread.
 template <class T, int BY>
-using TemporalTile3d = TemporalTile<T, 64 / (16 / int(sizeof(T))), BY, 1>;
+using TemporalTile3d = TemporalTile<T, 64 / (kLanes<T>), BY, 1>;
 
 // Whole: the domain's width is a multiple of V, so each thread's V cells lie all in or all out of
 // the domain's columns and one predicate per level masks them, instead of a bit test per cell.
@@ -81,7 +94,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                   "temporal3d applies fixed boundaries with zero ghosts");
     static_assert(S >= 2 && K >= 1);
     using T = typename Model::value_type;
-    using Sums = PlaneSums<T>;
+    using Sums = PlaneSums<compute_t<T>>;
     using Partial = typename Model::Partial;
     using Tile = TemporalTile3d<T, BY>;
     constexpr int V = Tile::V, BX = Tile::BX, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS;
@@ -134,7 +147,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
         if (q < qb) {
             const bool fetch = fetch_xy && unsigned(q) < unsigned(g.nz);
             const T* src = rd.in + std::int64_t(min(max(q, 0), g.nz - 1)) * g.plane + src_xy;
-            cp_async_or_zero<16>(stage + own, src, fetch);
+            cp_async_or_zero<sizeof(T) * V>(stage + own, src, fetch);
         }
         cp_async_commit();
     };
@@ -181,8 +194,8 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
 #pragma unroll
             for (int r = 0; r < 3; ++r) {
                 if (Model::star && r != 1) continue;  // a star stencil uses no corner
-                w[r][0] = __shfl_up_sync(~0u, w[r][V], 1, BX);
-                w[r][V + 1] = __shfl_down_sync(~0u, w[r][1], 1, BX);
+                w[r][0] = shfl_up(w[r][V], 1, BX);
+                w[r][V + 1] = shfl_down(w[r][1], 1, BX);
             }
             const bool in_z = in_y && unsigned(p) < unsigned(g.nz);
             const bool keep = in_z && (!Whole || in_x != 0);  // Whole: in_x is 0 or all V bits
@@ -300,7 +313,7 @@ __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const type
             for (int h = 0; h < H; ++h) {
                 T* const dst = plane_of(0, q, h) + own;
                 if (whole_x) {
-                    cp_async<16>(dst, hood_in<Model>(rd, h) + g.at(xq, yq, zq));
+                    cp_async<sizeof(T) * V>(dst, hood_in<Model>(rd, h) + g.at(xq, yq, zq));
                 } else {
 #pragma unroll
                     for (int v = 0; v < V; ++v)
@@ -386,8 +399,8 @@ __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const type
 #pragma unroll
                     for (int r = 0; r < 3; ++r) {
                         if (Model::star && (dz != 1 || r != 1)) continue;  // a star reads no diagonal
-                        w[h][dz][r][0] = __shfl_up_sync(~0u, w[h][dz][r][V], 1, BX);
-                        w[h][dz][r][V + 1] = __shfl_down_sync(~0u, w[h][dz][r][1], 1, BX);
+                        w[h][dz][r][0] = shfl_up(w[h][dz][r][V], 1, BX);
+                        w[h][dz][r][V + 1] = shfl_down(w[h][dz][r][1], 1, BX);
                     }
                 }
             queue();

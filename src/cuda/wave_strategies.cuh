@@ -232,7 +232,7 @@ __global__ void __launch_bounds__(BX* BY)
     using T = typename Model::value_type;
     constexpr int R = Model::radius, SP = 2 * R + 1 + K, SV = K + 1;
     using Tile = WaveTile<T, R, BX, BY, V>;
-    static_assert(V * sizeof(T) == 16, "cp.async copies 16-byte words");
+    static_assert(V * sizeof(T) == 16 || V * sizeof(T) == 8, "cp.async copies 8- or 16-byte words");
     static_assert(Model::zero_ghosts, "ghost words are zero-filled, not read");
     constexpr int OWN = Tile::OWN;  // cells of a p^{n-1} or vdt2 stage
     unsigned char* const smem_raw = dynamic_smem();
@@ -251,18 +251,18 @@ __global__ void __launch_bounds__(BX* BY)
         const std::int64_t zo = plane(z);
         // Ghost words (p = 0 there) are zero-filled, not read: their sectors were 3% of the bytes.
         const unsigned in = unsigned(z) < unsigned(g.nz) ? t.inside : 0u;
-        cp_async_or_zero<16>(st + t.own_slot, f.in + zo + t.own, in & 1u);
+        cp_async_or_zero<sizeof(T) * V>(st + t.own_slot, f.in + zo + t.own, in & 1u);
 #pragma unroll
         for (int h = 0; h < Tile::H; ++h)
             if (t.halo_slot[h] >= 0)
-                cp_async_or_zero<16>(st + t.halo_slot[h], f.in + zo + t.halo_off[h], (in >> (1 + h)) & 1u);
+                cp_async_or_zero<sizeof(T) * V>(st + t.halo_slot[h], f.in + zo + t.halo_off[h], (in >> (1 + h)) & 1u);
     };
     auto copy_v = [&](int z, int slot) {  // p^{n-1} and vdt2 at plane z, the own word
         if (z >= z1) return;
         T* st = v_ring + slot * 2 * OWN;
         const std::int64_t zo = plane(z);
-        cp_async<16>(st + v_slot, f.out + zo + t.own);
-        cp_async<16>(st + OWN + v_slot, f.vdt2 + zo + t.own);
+        cp_async<sizeof(T) * V>(st + v_slot, f.out + zo + t.own);
+        cp_async<sizeof(T) * V>(st + OWN + v_slot, f.vdt2 + zo + t.own);
     };
     auto wrap = [](int slot, int n) { return slot >= n ? slot - n : slot; };
 
@@ -409,7 +409,7 @@ template <class Model, int BX, int BY, int K>
 void launch_wave_async(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                        cudaStream_t s) {
     using T = typename Model::value_type;
-    constexpr int V = 16 / sizeof(T);
+    constexpr int V = kLanes<T>;
     constexpr std::size_t smem = wave_async_smem_bytes<T, Model::radius, BX, BY, V, K>();
     const auto kernel = STRATA_KERNEL(wave_async, Model, BX, BY, V, K);
     allow_dynamic_smem(kernel, smem);
@@ -422,7 +422,14 @@ template <class Model, int BX, int BY, int K, bool Ws>
 void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                      cudaStream_t s) {
     using T = typename Model::value_type;
-    constexpr int V = 16 / sizeof(T);
+    if constexpr (sizeof(T) == 2) {
+        // The p box starts R cells before the tile, and a TMA box's x must start on 16 bytes:
+        // R = 4 cells of 2 bytes are 8. (Its tiles would need a 16-byte-wide left halo.)
+        (void)m, (void)f, (void)g, (void)k, (void)s;
+        throw UsageError("wave3d's tma and tmasync kernels copy a halo of 4 cells from 16-byte aligned starts, "
+                         "which 16-bit storage does not give: at fp16 and bf16 use async (the default) or planes");
+    } else {
+    constexpr int V = kLanes<T>;
     using L = WaveTmaLayout<T, Model::radius, BX, BY, V, K>;
     require_tma();
     const auto kernel = STRATA_KERNEL(wave_tma, Model, BX, BY, V, K, Ws);
@@ -437,11 +444,12 @@ void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevG
     const int rows = group_rows(kernel, nbx, BX * threads_y, L::bytes);
     launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map, prev_map,
            vdt2_map);
+    }
 }
 template <class Model, int BX, int BY, int MinBlocks>
 void launch_wave_planes(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                         cudaStream_t s) {
-    constexpr int V = 16 / sizeof(typename Model::value_type);
+    constexpr int V = kLanes<typename Model::value_type>;
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWavePlanes;
     launch(STRATA_KERNEL(wave_planes, Model, BX, BY, V, MinBlocks),
            dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)),

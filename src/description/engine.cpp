@@ -23,6 +23,13 @@ int ModelInfo::field_index(std::string_view field) const {
     throw UsageError("the " + name + " model has no field '" + std::string(field) + "'");
 }
 
+void ModelInfo::no_engine(Precision p) const {
+    throw UsageError("the " + name + " model has no engine storing " + std::string(to_string(p)) +
+                     (cells_only && is_half(p) ? " (stencil files run in fp32 and fp64; 16-bit storage is the "
+                                                 "built-in models' for now)"
+                                               : ""));
+}
+
 std::string fields_text(const ModelInfo& model, int buffers, const Extent& e, Precision p) {
     std::string dims = std::to_string(e.px()) + " x " + std::to_string(e.py());
     if (e.dims == 3) dims += " x " + std::to_string(e.pz());
@@ -96,8 +103,12 @@ PartState<T> TypedEngine<T>::part_state() {
 }
 
 template struct State<float>;
+template struct State<f16>;
+template struct State<bf16>;
 template struct State<double>;
 template class TypedEngine<float>;
+template class TypedEngine<f16>;
+template class TypedEngine<bf16>;
 template class TypedEngine<double>;
 
 }  // namespace strata

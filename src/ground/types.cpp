@@ -6,7 +6,15 @@
 
 namespace strata {
 
-std::string_view to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "fp64"; }
+std::string_view to_string(Precision p) {
+    switch (p) {
+        case Precision::fp32: return "fp32";
+        case Precision::fp64: return "fp64";
+        case Precision::fp16: return "fp16";
+        case Precision::bf16: return "bf16";
+    }
+    return "?";
+}
 
 std::string_view to_string(Backend b) {
     switch (b) {
@@ -20,7 +28,10 @@ std::string_view to_string(Backend b) {
 Precision parse_precision(std::string_view s) {
     if (s == "fp32" || s == "float") return Precision::fp32;
     if (s == "fp64" || s == "double") return Precision::fp64;
-    throw UsageError("unknown precision '" + std::string(s) + "' (expected fp32 or fp64)");
+    if (s == "fp16" || s == "half") return Precision::fp16;
+    if (s == "bf16" || s == "bfloat16") return Precision::bf16;
+    throw UsageError("unknown precision '" + std::string(s) +
+                     "' (expected fp32, fp64, or fp16 / bf16: 16-bit storage with fp32 arithmetic)");
 }
 
 Backend parse_backend(std::string_view s) {

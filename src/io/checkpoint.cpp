@@ -18,6 +18,11 @@ namespace {
 constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'C', 'K'};
 constexpr int kMaxGhost = 16;  // the models' stencils reach 1 to 4 cells
 
+// The header's value word: its bytes (4 fp32, 8 fp64, 2 fp16), bfloat16's 2 marked in the second
+// byte (older readers refuse both 16-bit kinds as an unknown precision).
+constexpr std::uint32_t kBf16Word = 0x102;
+std::uint32_t precision_word(Precision p) { return p == Precision::bf16 ? kBf16Word : std::uint32_t(bytes_of(p)); }
+
 struct Writer {
     std::string bytes;
     template <class V>
@@ -113,7 +118,7 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
     w.bytes.append(kMagic, sizeof kMagic);
     w.put(kCheckpointVersion);
     w.put_string(h.model);
-    w.put(std::uint32_t(sizeof(T)));
+    w.put(precision_word(precision_of<T>()));
     for (int v : {h.nx, h.ny, h.nz, h.ghost, h.dims}) w.put(std::int32_t(v));
     w.put(std::int64_t(h.step));
     w.put(h.t);
@@ -166,11 +171,12 @@ Checkpoint read_checkpoint(const std::string& path) {
     Checkpoint c;
     CheckpointHeader& h = c.header;
     h.model = r.get_string();
-    const auto elem = r.get<std::uint32_t>();
-    if (elem != 4 && elem != 8)
-        throw UsageError("checkpoint '" + path + "' has an unknown precision (" + std::to_string(elem) +
-                         " bytes)");
-    h.precision = elem == 4 ? Precision::fp32 : Precision::fp64;
+    const auto word = r.get<std::uint32_t>();
+    if (word != 4 && word != 8 && word != 2 && word != kBf16Word)
+        throw UsageError("checkpoint '" + path + "' has an unknown precision (value word " + std::to_string(word) +
+                         ")");
+    h.precision = word == 4 ? Precision::fp32 : word == 8 ? Precision::fp64 : word == 2 ? Precision::fp16 : Precision::bf16;
+    const std::size_t elem = std::size_t(bytes_of(h.precision));
     h.nx = r.get<std::int32_t>();
     h.ny = r.get<std::int32_t>();
     h.nz = r.get<std::int32_t>();
@@ -227,12 +233,22 @@ Checkpoint read_checkpoint(const std::string& path) {
 }
 
 template HostField<float> Checkpoint::field<float>(std::size_t) const;
+template HostField<f16> Checkpoint::field<f16>(std::size_t) const;
+template HostField<bf16> Checkpoint::field<bf16>(std::size_t) const;
 template HostField<double> Checkpoint::field<double>(std::size_t) const;
 template std::vector<float> Checkpoint::array<float>(const std::string&) const;
+template std::vector<f16> Checkpoint::array<f16>(const std::string&) const;
+template std::vector<bf16> Checkpoint::array<bf16>(const std::string&) const;
 template std::vector<double> Checkpoint::array<double>(const std::string&) const;
 template void write_checkpoint<float>(const std::string&, const CheckpointHeader&,
                                       const std::vector<std::pair<std::string, const HostField<float>*>>&,
                                       const std::vector<std::pair<std::string, const std::vector<float>*>>&);
+template void write_checkpoint<f16>(const std::string&, const CheckpointHeader&,
+                                      const std::vector<std::pair<std::string, const HostField<f16>*>>&,
+                                      const std::vector<std::pair<std::string, const std::vector<f16>*>>&);
+template void write_checkpoint<bf16>(const std::string&, const CheckpointHeader&,
+                                      const std::vector<std::pair<std::string, const HostField<bf16>*>>&,
+                                      const std::vector<std::pair<std::string, const std::vector<bf16>*>>&);
 template void write_checkpoint<double>(
     const std::string&, const CheckpointHeader&,
     const std::vector<std::pair<std::string, const HostField<double>*>>&,

@@ -50,7 +50,7 @@ void write_xdmf(const std::string& path, const VtiGrid& grid, int dims, Precisio
              "</DataItem>\n          <DataItem Dimensions=\"" + std::to_string(dims) + "\" Format=\"XML\">" +
              spacing + "</DataItem>\n        </Geometry>\n        <Attribute Name=\"" + grid.name +
              "\" AttributeType=\"Scalar\" Center=\"Node\">\n          <DataItem Dimensions=\"" + cells +
-             "\" NumberType=\"Float\" Precision=\"" + (precision == Precision::fp32 ? "4" : "8") +
+             "\" NumberType=\"Float\" Precision=\"" + std::to_string(bytes_of(precision)) +
              "\" Format=\"HDF\">" + f.file + ":/" + grid.name +
              "</DataItem>\n        </Attribute>\n      </Grid>\n";
     }
@@ -151,9 +151,33 @@ private:
         return r_;                                     \
     }()
 
+// The HDF5 type of a precision's values, in memory and in the file: the native float and double,
+// and binary16 and bfloat16 as HDF5 float types of 2 bytes (sign bit 15, then exponent and
+// mantissa, the exponent's bias): h5py reads the first as numpy's float16, and any reader asking
+// for float gets either converted exactly. Made once, kept open.
+hid_t half_type(std::size_t exponent_bits, std::size_t mantissa_bits, std::size_t bias) {
+    const hid_t t = H5Tcopy(H5T_IEEE_F32LE);
+    if (t < 0 || H5Tset_fields(t, 15, mantissa_bits, exponent_bits, 0, mantissa_bits) < 0 || H5Tset_size(t, 2) < 0 ||
+        H5Tset_ebias(t, bias) < 0)
+        throw Error("HDF5 could not make its 16-bit float type: " + h5_reason());
+    return t;
+}
+hid_t float_type(Precision p) {
+    switch (p) {
+        case Precision::fp32: return H5T_NATIVE_FLOAT;
+        case Precision::fp64: return H5T_NATIVE_DOUBLE;
+        case Precision::fp16: {
+            static const hid_t t = half_type(5, 10, 15);
+            return t;
+        }
+        case Precision::bf16: break;
+    }
+    static const hid_t t = half_type(8, 7, 127);
+    return t;
+}
 template <class T>
 hid_t native() {
-    return sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    return float_type(precision_of<T>());
 }
 
 struct Writer {
@@ -366,8 +390,9 @@ struct Reader {
     }
     // Dataset `name` of `group`: its values as raw bytes of `elem`-byte floats, after checking it
     // holds floats of dimensions `dims` (slowest first).
-    std::vector<char> values(hid_t group, const std::string& name, std::size_t elem,
+    std::vector<char> values(hid_t group, const std::string& name, Precision precision,
                              const std::vector<hsize_t>* dims) const {
+        const std::size_t elem = std::size_t(bytes_of(precision));
         Id d(STRATA_H5(H5Dopen2(group, name.c_str(), H5P_DEFAULT)), H5Dclose);
         Id t(STRATA_H5(H5Dget_type(d)), H5Tclose);
         if (H5Tget_class(t) != H5T_FLOAT) bad("'" + name + "' does not hold floating-point values");
@@ -381,8 +406,7 @@ struct Reader {
         for (hsize_t g : got) count *= g;
         std::vector<char> out(std::size_t(count) * elem);
         if (count)
-            STRATA_H5(H5Dread(d, elem == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
-                              H5P_DEFAULT, out.data()));
+            STRATA_H5(H5Dread(d, float_type(precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()));
         return out;
     }
 };
@@ -404,8 +428,11 @@ Checkpoint read_checkpoint_h5(const std::string& path) {
                          "; this strata reads version " + std::to_string(kFormat));
     h.model = r.text(file, "model");
     const std::string precision = r.text(file, "precision");
-    if (precision != "fp32" && precision != "fp64") r.bad("its precision is '" + precision + "'");
-    h.precision = precision == "fp32" ? Precision::fp32 : Precision::fp64;
+    try {
+        h.precision = parse_precision(precision);
+    } catch (const UsageError&) {
+        r.bad("its precision is '" + precision + "'");
+    }
     h.nx = r.number<int>(file, "nx", H5T_NATIVE_INT);
     h.ny = r.number<int>(file, "ny", H5T_NATIVE_INT);
     h.nz = r.number<int>(file, "nz", H5T_NATIVE_INT);
@@ -429,7 +456,6 @@ Checkpoint read_checkpoint_h5(const std::string& path) {
         for (const std::string& name : names)
             h.params.emplace_back(name, r.number<double>(params, name.c_str(), H5T_NATIVE_DOUBLE));
     }
-    const std::size_t elem = h.precision == Precision::fp32 ? 4 : 8;
     const std::vector<hsize_t> dims = slowest_first({h.nx, h.ny, h.nz}, h.dims);
     for (const char* kind : {"fields", "arrays"}) {
         if (STRATA_H5(H5Lexists(file, kind, H5P_DEFAULT)) <= 0) {
@@ -440,10 +466,10 @@ Checkpoint read_checkpoint_h5(const std::string& path) {
         for (const std::string& name : r.links(group)) {
             if (kind[0] == 'f') {
                 c.field_names.push_back(name);
-                c.interiors.push_back(r.values(group, name, elem, &dims));
+                c.interiors.push_back(r.values(group, name, h.precision, &dims));
             } else {
                 c.array_names.push_back(name);
-                c.arrays.push_back(r.values(group, name, elem, nullptr));
+                c.arrays.push_back(r.values(group, name, h.precision, nullptr));
             }
         }
     }
@@ -456,6 +482,14 @@ template void write_checkpoint_h5<float>(
     const std::string&, const CheckpointHeader&, const Box&,
     const std::vector<std::pair<std::string, const std::vector<float>*>>&,
     const std::vector<std::pair<std::string, const std::vector<float>*>>&, bool);
+template void write_checkpoint_h5<f16>(
+    const std::string&, const CheckpointHeader&, const Box&,
+    const std::vector<std::pair<std::string, const std::vector<f16>*>>&,
+    const std::vector<std::pair<std::string, const std::vector<f16>*>>&, bool);
+template void write_checkpoint_h5<bf16>(
+    const std::string&, const CheckpointHeader&, const Box&,
+    const std::vector<std::pair<std::string, const std::vector<bf16>*>>&,
+    const std::vector<std::pair<std::string, const std::vector<bf16>*>>&, bool);
 template void write_checkpoint_h5<double>(
     const std::string&, const CheckpointHeader&, const Box&,
     const std::vector<std::pair<std::string, const std::vector<double>*>>&,

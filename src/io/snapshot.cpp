@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "strata/core/error.hpp"
 #include "strata/io/png.hpp"
@@ -35,8 +37,10 @@ Slice mid_slice(const T* values, const VtiGrid& g, char axis) {
     return s;
 }
 
+namespace {
+
 template <class T>
-std::vector<FramePart> frame_parts(const FrameSpec& spec, std::function<const T*()> values, int threads) {
+std::vector<FramePart> parts_of(const FrameSpec& spec, std::function<const T*()> values, int threads) {
     std::vector<FramePart> parts;
     if (spec.vti)
         parts.push_back([spec, values] {
@@ -68,6 +72,35 @@ std::vector<FramePart> frame_parts(const FrameSpec& spec, std::function<const T*
     return parts;
 }
 
+}  // namespace
+
+template <class T>
+std::vector<FramePart> frame_parts(const FrameSpec& spec, std::function<const T*()> values, int threads) {
+    if constexpr (is_half_v<T>) {
+        // 16-bit frames are written as fp32 (VTK has no 16-bit float; every value converts
+        // exactly), converted once by whichever part runs first.
+        struct Converted {
+            std::once_flag once;
+            std::vector<float> v;
+        };
+        auto c = std::make_shared<Converted>();
+        const std::size_t n = std::size_t(spec.grid.nx) * std::size_t(spec.grid.ny) * std::size_t(spec.grid.nz);
+        return parts_of<float>(
+            spec,
+            [c, values, n] {
+                std::call_once(c->once, [&] {
+                    const T* p = values();
+                    c->v.assign(n, 0.0f);
+                    for (std::size_t i = 0; i < n; ++i) c->v[i] = float(p[i]);
+                });
+                return static_cast<const float*>(c->v.data());
+            },
+            threads);
+    } else {
+        return parts_of<T>(spec, std::move(values), threads);
+    }
+}
+
 template <class T>
 std::vector<std::string> write_frame(const FrameSpec& spec, const T* values) {
     std::vector<std::string> files;
@@ -82,6 +115,8 @@ template Slice mid_slice<float>(const float*, const VtiGrid&, char);
 template Slice mid_slice<double>(const double*, const VtiGrid&, char);
 template std::vector<FramePart> frame_parts<float>(const FrameSpec&, std::function<const float*()>, int);
 template std::vector<FramePart> frame_parts<double>(const FrameSpec&, std::function<const double*()>, int);
+template std::vector<FramePart> frame_parts<f16>(const FrameSpec&, std::function<const f16*()>, int);
+template std::vector<FramePart> frame_parts<bf16>(const FrameSpec&, std::function<const bf16*()>, int);
 template std::vector<std::string> write_frame<float>(const FrameSpec&, const float*);
 template std::vector<std::string> write_frame<double>(const FrameSpec&, const double*);
 

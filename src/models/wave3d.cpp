@@ -150,6 +150,8 @@ HostField<T> wave_vdt2(const WaveParams& p, const std::vector<float>& velocity) 
 
 template HostField<float> wave_vdt2<float>(const WaveParams&, const std::vector<float>&);
 template HostField<double> wave_vdt2<double>(const WaveParams&, const std::vector<float>&);
+template HostField<f16> wave_vdt2<f16>(const WaveParams&, const std::vector<float>&);
+template HostField<bf16> wave_vdt2<bf16>(const WaveParams&, const std::vector<float>&);
 
 Wave3dProblem::Wave3dProblem(const WaveParams& p, std::vector<float> v, std::int64_t steps)
     : params(p), velocity(std::move(v)), steps_(steps) {}

@@ -418,7 +418,7 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     // A window's halo is a radius deep for a kernel of one step per pass; a temporal kernel's
     // K steps need K radii. The depth comes first, from the strategy the engine picks by its
     // window's cells at one radius, so that the engine is built once, on windows that deep.
-    const DepthQuery depth_of = std::is_same_v<T, float> ? m.depth_f32 : m.depth_f64;
+    const DepthQuery depth_of = m.depth(precision_of<T>());
     const int halo =
         m.radius * depth_of(problem, backend, o, make_window(global, d, rank(), m.radius, m.periodic).local.cells());
     std::vector<Window> windows;
@@ -432,17 +432,17 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     const int around[6] = {nb[0], nb[1], nb[2], nb[3], nb[4], nb[5]};
     lo.subdomain = std::make_shared<MpiSubdomain>(me, around, halo, d.exchange, nccl);
     lo.subdomain->overlap = d.overlap;
-    std::unique_ptr<TypedEngine<T>> local;
-    if constexpr (std::is_same_v<T, float>)
-        local = m.engine_f32(problem, backend, lo, part ? &*part : nullptr);
-    else
-        local = m.engine_f64(problem, backend, lo, part ? &*part : nullptr);
+    std::unique_ptr<TypedEngine<T>> local = m.engine<T>()(problem, backend, lo, part ? &*part : nullptr);
     return std::make_unique<DecomposedEngine<T>>(std::move(local), lo.subdomain, m, global, std::move(windows), points,
                                                  backend == Backend::cuda);
 }
 
 template std::unique_ptr<TypedEngine<float>> make_decomposed(const Problem&, Backend, const EngineOptions&,
                                                              const State<float>*);
+template std::unique_ptr<TypedEngine<f16>> make_decomposed(const Problem&, Backend, const EngineOptions&,
+                                                             const State<f16>*);
+template std::unique_ptr<TypedEngine<bf16>> make_decomposed(const Problem&, Backend, const EngineOptions&,
+                                                             const State<bf16>*);
 template std::unique_ptr<TypedEngine<double>> make_decomposed(const Problem&, Backend, const EngineOptions&,
                                                               const State<double>*);
 

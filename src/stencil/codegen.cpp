@@ -747,7 +747,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "    namespace m = strata::stencil::" << symbol << ";\n"
       << "    m::g_spec = std::make_shared<const strata::stencil::Spec>(*spec);\n"
       << "    m::g_name = name;\n"
-      << "    m::g_info = strata::registered_model<m::Model>();\n"
+      << "    m::g_info = strata::registered_model<m::Model, false>();\n"
       << "    return &m::g_info;\n}\n#endif\n";
     return o.str();
 }

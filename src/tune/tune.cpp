@@ -208,6 +208,8 @@ DeviceMeasure measure_on_device(const Problem& problem) {
     return out;
 }
 template DeviceMeasure measure_on_device<float>(const Problem&);
+template DeviceMeasure measure_on_device<f16>(const Problem&);
+template DeviceMeasure measure_on_device<bf16>(const Problem&);
 template DeviceMeasure measure_on_device<double>(const Problem&);
 
 std::string size_class(const Extent& e) {

@@ -108,8 +108,7 @@ void run_tune(const TuneOptions& o, std::ostream& out) {
     if (o.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
     if (cuda_device_count() == 0) throw Error("strata tune measures on the GPU, and this machine has none");
     for (Precision p : o.precisions) {
-        if (p == Precision::fp32) tune_precision<float>(o, model, out);
-        else tune_precision<double>(o, model, out);
+        with_precision(p, [&]<class T>(std::type_identity<T>) { tune_precision<T>(o, model, out); });
     }
 }
 
@@ -160,8 +159,8 @@ std::string choose_launch(const Problem& problem, const Params& params, Backend 
         const std::vector<LaunchConfig> candidates = search_space(model, problem.extent());
         // The measuring engine is gone (its memory free) before the run builds its own.
         auto tuned_on = [&](const DeviceMeasure& d) { return tune(candidates, d.measure, {}, {d.builtin}); };
-        const TuneResult r = precision == Precision::fp32 ? tuned_on(measure_on_device<float>(problem))
-                                                          : tuned_on(measure_on_device<double>(problem));
+        const TuneResult r = with_precision(
+            precision, [&]<class T>(std::type_identity<T>) { return tuned_on(measure_on_device<T>(problem)); });
         entry = wisdom_entry(r);
         w.store(key, *entry);
         tuned = true;

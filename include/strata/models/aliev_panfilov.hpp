@@ -59,9 +59,10 @@ struct AlievPanfilov {
     };
     using Point = T;  // R at the cell
 
-    T alpha, dt;
+    using R = compute_t<T>;  // the arithmetic (fp32 for 16-bit storage)
+    R alpha, dt;
 
-    explicit AlievPanfilov(const ApfParams& p) : alpha(T(p.alpha)), dt(T(p.dt)) {}
+    explicit AlievPanfilov(const ApfParams& p) : alpha(R(p.alpha)), dt(R(p.dt)) {}
 
     STRATA_HD static Fields bind(const FieldPtrs<T, 2>& b) { return {b.in[0], b.out[0], b.out[1]}; }
 
@@ -95,12 +96,12 @@ struct AlievPanfilov {
 
     template <class Nb>
     STRATA_HD void update(const Nb& e, T& e_out, T& r) const {
-        constexpr T a = T(ApfParams::a), b = T(ApfParams::b), kk = T(ApfParams::kk);
-        constexpr T M1 = T(ApfParams::M1), M2 = T(ApfParams::M2), eps = T(ApfParams::epsilon);
-        const T c = e(0, 0);
-        T en = c + alpha * (e(1, 0) + e(-1, 0) - T(4) * c + e(0, 1) + e(0, -1));
-        en = en - dt * (kk * en * (en - a) * (en - T(1)) + en * r);
-        r = r + dt * (eps + divide(M1 * r, en + M2)) * (-r - kk * en * (en - b - T(1)));  // (divide: hd.hpp)
+        constexpr R a = R(ApfParams::a), b = R(ApfParams::b), kk = R(ApfParams::kk);
+        constexpr R M1 = R(ApfParams::M1), M2 = R(ApfParams::M2), eps = R(ApfParams::epsilon);
+        const R c = e(0, 0), rc = r;
+        R en = c + alpha * (R(e(1, 0)) + R(e(-1, 0)) - R(4) * c + R(e(0, 1)) + R(e(0, -1)));
+        en = en - dt * (kk * en * (en - a) * (en - R(1)) + en * rc);
+        r = rc + dt * (eps + divide(M1 * rc, en + M2)) * (-rc - kk * en * (en - b - R(1)));  // (divide: hd.hpp)
         e_out = en;
     }
 };

@@ -60,17 +60,18 @@ struct Heat2D {
     };
     struct Point {};
 
-    T c;
+    using R = compute_t<T>;  // the arithmetic (fp32 for 16-bit storage)
+    R c;
 
-    explicit Heat2D(const Heat2dParams& p) : c(T(p.c)) {}
+    explicit Heat2D(const Heat2dParams& p) : c(R(p.c)) {}
 
     STRATA_HD static Fields bind(const FieldPtrs<T, 1>& b) { return {b.in[0], b.out[0]}; }
     STRATA_HD Point load_point(const Fields&, std::int64_t) const { return {}; }
 
     template <class Nb>
     STRATA_HD T update(const Nb& u) const {
-        const T x = u(0, 0);
-        return x + c * ((u(-1, 0) + u(1, 0)) + (u(0, -1) + u(0, 1)) - T(4) * x);
+        const R x = u(0, 0);
+        return x + c * ((R(u(-1, 0)) + R(u(1, 0))) + (R(u(0, -1)) + R(u(0, 1))) - R(4) * x);
     }
     template <class Nb>
     STRATA_HD void update(const Nb& u, T& out) const {

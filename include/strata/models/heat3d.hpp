@@ -67,10 +67,11 @@ struct Heat3D {
     };
     struct Point {};
 
-    T w;  // c, c/6 or c/30
+    using R = compute_t<T>;  // the arithmetic (fp32 for 16-bit storage): the sums and w
+    R w;  // c, c/6 or c/30
 
     explicit Heat3D(const HeatParams& p)
-        : w(T(S == HeatStencil::p7 ? p.c : S == HeatStencil::p19 ? p.c / 6 : p.c / 30)) {}
+        : w(R(S == HeatStencil::p7 ? p.c : S == HeatStencil::p19 ? p.c / 6 : p.c / 30)) {}
 
     STRATA_HD static Fields bind(const FieldPtrs<T, 1>& b) { return {b.in[0], b.out[0]}; }
 
@@ -78,11 +79,11 @@ struct Heat3D {
 
     // `u(di, dj)` reads one plane at an in-plane offset.
     template <class Nb2>
-    STRATA_HD PlaneSums<T> plane_sums(const Nb2& u) const {
-        PlaneSums<T> s;
+    STRATA_HD PlaneSums<R> plane_sums(const Nb2& u) const {
+        PlaneSums<R> s;
         s.center = u(0, 0);
         s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);
-        s.corner = star ? T(0) : u(-1, -1) + u(1, -1) + u(-1, 1) + u(1, 1);
+        s.corner = star ? R(0) : u(-1, -1) + u(1, -1) + u(-1, 1) + u(1, 1);
         return s;
     }
 
@@ -91,33 +92,33 @@ struct Heat3D {
     // same order either way, so finish(at, partial(below, at), above) == update_planes(...) bit
     // for bit. (A star stencil uses only `faces`: its pipelines carry one partial sum per cell.)
     struct Partial {
-        T faces, edges, corners;
+        R faces, edges, corners;
     };
-    STRATA_HD Partial partial(const PlaneSums<T>& below, const PlaneSums<T>& at) const {
+    STRATA_HD Partial partial(const PlaneSums<R>& below, const PlaneSums<R>& at) const {
         return {at.edge + below.center, at.corner + below.edge, below.corner};
     }
-    STRATA_HD T finish(const PlaneSums<T>& at, const Partial& p, const PlaneSums<T>& above) const {
-        const T c = at.center;
-        const T faces = p.faces + above.center;
+    STRATA_HD R finish(const PlaneSums<R>& at, const Partial& p, const PlaneSums<R>& above) const {
+        const R c = at.center;
+        const R faces = p.faces + above.center;
         if constexpr (S == HeatStencil::p7) {
-            return c + w * (faces - T(6) * c);
+            return c + w * (faces - R(6) * c);
         } else {
-            const T edges = p.edges + above.edge;
+            const R edges = p.edges + above.edge;
             if constexpr (S == HeatStencil::p19) {
-                return c + w * (T(2) * faces + edges - T(24) * c);
+                return c + w * (R(2) * faces + edges - R(24) * c);
             } else {
-                const T corners = p.corners + above.corner;
-                return c + w * (T(14) * faces + T(3) * edges + corners - T(128) * c);
+                const R corners = p.corners + above.corner;
+                return c + w * (R(14) * faces + R(3) * edges + corners - R(128) * c);
             }
         }
     }
-    STRATA_HD T update_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above) const {
+    STRATA_HD R update_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above) const {
         return finish(at, partial(below, at), above);
     }
 
     // `u(di, dj, dk)` reads the old field at an offset.
     template <class Nb>
-    STRATA_HD T update(const Nb& u) const {
+    STRATA_HD R update(const Nb& u) const {
         auto plane = [&](int dk) { return plane_sums([&](int di, int dj) { return u(di, dj, dk); }); };
         return update_planes(plane(-1), plane(0), plane(1));
     }
@@ -126,7 +127,7 @@ struct Heat3D {
     STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const {
         f.out[i] = update(u);
     }
-    STRATA_HD void store_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above, Point,
+    STRATA_HD void store_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above, Point,
                                 const Fields& f, std::int64_t i) const {
         f.out[i] = update_planes(below, at, above);
     }

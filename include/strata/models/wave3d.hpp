@@ -70,29 +70,30 @@ struct Wave3D {
         const T* vdt2;   // (v dt / h)^2
     };
 
-    T c0x3, c1, c2, c3, c4;  // c0 times 3 (the centre weight of all three axes together)
+    using R = compute_t<T>;  // the arithmetic (fp32 for 16-bit storage)
+    R c0x3, c1, c2, c3, c4;  // c0 times 3 (the centre weight of all three axes together)
     int nx, ny, nz, sponge;
-    T sponge_eta;
+    R sponge_eta;
     int origin[3] = {0, 0, 0};  // where the engine's grid starts in the whole grid (domain.hpp)
 
     explicit Wave3D(const WaveParams& p)
-        : c0x3(T(3 * Laplacian8::c[0])),
-          c1(T(Laplacian8::c[1])),
-          c2(T(Laplacian8::c[2])),
-          c3(T(Laplacian8::c[3])),
-          c4(T(Laplacian8::c[4])),
+        : c0x3(R(3 * Laplacian8::c[0])),
+          c1(R(Laplacian8::c[1])),
+          c2(R(Laplacian8::c[2])),
+          c3(R(Laplacian8::c[3])),
+          c4(R(Laplacian8::c[4])),
           nx(p.nx),
           ny(p.ny),
           nz(p.nz),
           sponge(p.sponge),
-          sponge_eta(T(p.sponge_eta)) {}
+          sponge_eta(R(p.sponge_eta)) {}
 
     // Wave3dProblem's fields: p, prev (p's other buffer), vdt2.
     STRATA_HD static Fields bind(const FieldPtrs<T, 3>& b) { return {b.in[0], b.out[0], b.in[2]}; }
 
     // h^2 lap(p) at the cell.
     template <class Nb>
-    STRATA_HD T laplacian(const Nb& u) const {
+    STRATA_HD R laplacian(const Nb& u) const {
         auto ring = [&](int r) {
             return ((u(-r, 0, 0) + u(r, 0, 0)) + (u(0, -r, 0) + u(0, r, 0))) + (u(0, 0, -r) + u(0, 0, r));
         };
@@ -101,20 +102,20 @@ struct Wave3D {
 
     // sigma dt / 2 at cell (i, j, k) of the engine's grid: eta_max ((w - d) / w)^2 at distance d < w from
     // the nearest face of the whole grid.
-    STRATA_HD T eta(int i, int j, int k) const {
+    STRATA_HD R eta(int i, int j, int k) const {
         i += origin[0], j += origin[1], k += origin[2];
         const int dx = i < nx - 1 - i ? i : nx - 1 - i, dy = j < ny - 1 - j ? j : ny - 1 - j;
         const int dz = k < nz - 1 - k ? k : nz - 1 - k;
         const int dxy = dx < dy ? dx : dy;  // the same along a column: kernels marching in z keep it
         const int d = dxy < dz ? dxy : dz;
-        if (d >= sponge) return T(0);
-        const T s = T(sponge - d) / T(sponge);
+        if (d >= sponge) return R(0);
+        const R s = R(sponge - d) / R(sponge);
         return sponge_eta * s * s;
     }
 
-    STRATA_HD T update(T p, T prev, T vdt2, T lap, T eta) const {
-        const T undamped = T(2) * p - (T(1) - eta) * prev + vdt2 * lap;
-        return eta == T(0) ? undamped : undamped / (T(1) + eta);  // the same value, no division inside
+    STRATA_HD R update(R p, R prev, R vdt2, R lap, R eta) const {
+        const R undamped = R(2) * p - (R(1) - eta) * prev + vdt2 * lap;
+        return eta == R(0) ? undamped : undamped / (R(1) + eta);  // the same value, no division inside
     }
 
     template <class Nb>
