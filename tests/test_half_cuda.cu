@@ -125,7 +125,7 @@ TEST(HalfCuda, WaveTmaAt16BitsIsAClearError) {
     const Params none;
     const std::unique_ptr<Problem> p = find_model("wave3d").box(none, 40, 40, 40);
     try {
-        make_engine<f16>(*p, Backend::cuda, EngineOptions{"tma", false});
+        make_engine<f16>(*p, Backend::cuda, EngineOptions{"tma", false})->advance(1);
         FAIL() << "wave3d's tma ran at fp16";
     } catch (const UsageError& e) {
         EXPECT_NE(std::string(e.what()).find("async"), std::string::npos) << e.what();

@@ -160,7 +160,7 @@ template <class Model, class T>
 constexpr int cached_planes() {
     constexpr long budget = Model::dims == 3 ? 40 : 64;
     for (int planes = 8; planes > 1; planes /= 2)
-        if (cached_window_words<Model>(planes, sizeof(T)) <= budget) return planes;
+        if (cached_window_words<Model>(planes, sizeof(T) < 4 ? 4 : sizeof(T)) <= budget) return planes;
     return 1;
 }
 template <class Model>

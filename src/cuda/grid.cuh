@@ -17,6 +17,16 @@ namespace strata::cuda {
 template <class T>
 inline constexpr int kLanes = sizeof(T) == 2 ? 4 : 16 / int(sizeof(T));
 
+// 16-byte words whatever the type: 8 cells at 16 bits (the 2.5D sweeps, whose bytes in flight
+// per thread would halve with kLanes' 8-byte words).
+template <class T>
+inline constexpr int kWideLanes = 16 / int(sizeof(T));
+
+// Whether a kernel takes fp32's launch shapes (threads, tiles, blocks per SM): fp32 and the 16-bit
+// types, whose values are fp32 in registers (fp64's shapes would halve their blocks per SM).
+template <class T>
+inline constexpr bool kFp32Shapes = sizeof(T) <= 4;
+
 // Warp shuffles of one value of a storage type among all 32 lanes (the intrinsics take no
 // 16-bit class type: those travel as their bits).
 template <class T>

@@ -214,7 +214,7 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     t.max_depth = std::max(1, TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth / R);
     constexpr int light = cells_only<Model>() ? kCellsLightFlops : kLightFlops;
     t.default_depth = std::max(1, (Model::flops_per_cell > light                   ? kDefaultDepth2d
-                                   : sizeof(typename Model::value_type) == 4 ? kDefaultDepth2dLight32
+                                   : kFp32Shapes<typename Model::value_type> ? kDefaultDepth2dLight32
                                                                              : kDefaultDepth2dLight64) /
                                       R);
     return t;
@@ -284,7 +284,7 @@ template <class Model, int BY, int S, int MinBlocks, int... Ks, class F>
 void with_temporal3d(const DevGrid& g, int depth, F&& f) {
     with_depth<Ks...>(depth, [&](auto K) {
         constexpr int k = decltype(K)::value;
-        if constexpr (Model::star && k <= 4 && sizeof(typename Model::value_type) == 4) {
+        if constexpr (Model::star && k <= 4 && kFp32Shapes<typename Model::value_type>) {
             if (g.nx % TemporalTile3d<typename Model::value_type, BY>::V == 0) {
                 f(Temporal3dLaunch<Model, BY, S, MinBlocks, k, true>{});
                 return;
@@ -415,7 +415,7 @@ std::vector<Strategy<Model>> radius1_strategies() {
         constexpr int H = hoods<Model>(), B = H > 1 ? 1 : 2;
         if constexpr (!temporal_fits<Model>())
             ;
-        else if constexpr (sizeof(typename Model::value_type) == 4)
+        else if constexpr (kFp32Shapes<typename Model::value_type>)
             out.push_back(temporal_strategy<Model, 16, 16, 4, B>(kStrategies2d[5].name));
         else
             out.push_back(temporal_strategy<Model, 32, 16, 4, B>(kStrategies2d[5].name));
@@ -425,13 +425,13 @@ std::vector<Strategy<Model>> radius1_strategies() {
         // they would spill. (Measured on an H100, 512^3: for box vec, one row per thread with two
         // planes in flight and 3 blocks per SM was worse in fp32, 64-72% against 78%.)
         constexpr int D = Model::star ? 2 : 1;
-        constexpr int V = kLanes<typename Model::value_type>;
+        constexpr int V = kWideLanes<typename Model::value_type>;
         // cached: 32 x 4 threads, 4 planes per thread in fp32, 3 in fp64. Measured on an H100
         // (heat 7pt, 512^3, % of copy, fp32 / fp64) over threads 32 x 2/4/8/16 and 2 to 8 planes:
         // 32 x 4, 4 planes 98.0 / 94.9; 32 x 4, 3 planes 94.9 / 97.2; 32 x 8, 4 planes 97.4 /
         // 92.9; 32 x 2, 2 planes 93.1 / 97.1; 8 planes 89.8-92.2 / 83.4-84.3 (more registers,
         // fewer blocks).
-        constexpr int ZC = sizeof(typename Model::value_type) == 4 ? 4 : 3;
+        constexpr int ZC = kFp32Shapes<typename Model::value_type> ? 4 : 3;
         kernels = {launch_naive3d<Model, 32, 4, 2>,        launch_smem3d<Model, 32, 4, 4>,
                    launch_planes3d<Model, 32, 8, 1, 1, 2>, launch_planes3d<Model, 32, 8, 2, 1, 2>,
                    launch_planes3d<Model, 32, 8, 4, 1, D>, launch_planes3d<Model, 32, 8, 2, V, D>,
@@ -446,7 +446,7 @@ std::vector<Strategy<Model>> radius1_strategies() {
         // waits for the one above, codegen.cpp) adds one register per cell and level, which two blocks
         // of 64 registers cannot hold: in fp32 it keeps one block of 128 (at depth 4, 184 bytes of
         // spills per thread otherwise).
-        constexpr int TB = sizeof(typename Model::value_type) == 4 && partial_words<Model>() == 1 ? 2 : 1;
+        constexpr int TB = kFp32Shapes<typename Model::value_type> && partial_words<Model>() == 1 ? 2 : 1;
         out.push_back(temporal3d_strategy<Model, 32, 4, TB, 1, 2, 3, 4, 5, 6, 7, 8>(kStrategies3d[8].name));
 #ifdef STRATA_CUDA_TMA
         // async's tile and ring (32 x 8 threads of 2 rows x V cells, 4 stages), loaded by the TMA.
@@ -517,7 +517,7 @@ std::vector<Strategy<Model>> cell_strategies() {
     if constexpr (Model::dims == 2 && temporal_fits<Model>()) {
         constexpr bool fp64 = sizeof(typename Model::value_type) == 8;
         constexpr int B = hoods<Model>() > 1 || (fp64 && kHasPoint<Model>) ? 1 : 2;
-        if constexpr (sizeof(typename Model::value_type) == 4)
+        if constexpr (kFp32Shapes<typename Model::value_type>)
             out.push_back(temporal_strategy<Model, 16, 16, 4, B>(kStrategiesCells2d[3].name));
         else
             out.push_back(temporal_strategy<Model, 32, 16, 4, B>(kStrategiesCells2d[3].name));
@@ -532,7 +532,7 @@ std::vector<Strategy<Model>> cell_strategies() {
         // and 228 with two, 244 and 228 with three; tiles of 64 x 32 cells (512 threads) were
         // slower at depth 2 (177 and 223) and no faster at 3 and 4.
         using T = typename Model::value_type;
-        constexpr int blocks = sizeof(T) == 4 && Model::star ? 2 : 1;
+        constexpr int blocks = kFp32Shapes<T> && Model::star ? 2 : 1;
         out.push_back(cells_temporal3d_strategy<Model, 16, blocks>(kStrategiesCells3d[4].name));
     }
     return out;
