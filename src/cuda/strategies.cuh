@@ -425,7 +425,10 @@ std::vector<Strategy<Model>> radius1_strategies() {
         // they would spill. (Measured on an H100, 512^3: for box vec, one row per thread with two
         // planes in flight and 3 blocks per SM was worse in fp32, 64-72% against 78%.)
         constexpr int D = Model::star ? 2 : 1;
-        constexpr int V = kWideLanes<typename Model::value_type>;
+        // At 16 bits cached takes 16-byte words (8 cells: heat 7pt fp16 at 512^3 on an H100, 609
+        // GCells/s against 538 with 8-byte words); async was slower with them (279 against 441),
+        // planes the same, and tma's boxes would pass the TMA's 256 elements: those keep kLanes.
+        constexpr int V = kLanes<typename Model::value_type>, VC = kWideLanes<typename Model::value_type>;
         // cached: 32 x 4 threads, 4 planes per thread in fp32, 3 in fp64. Measured on an H100
         // (heat 7pt, 512^3, % of copy, fp32 / fp64) over threads 32 x 2/4/8/16 and 2 to 8 planes:
         // 32 x 4, 4 planes 98.0 / 94.9; 32 x 4, 3 planes 94.9 / 97.2; 32 x 8, 4 planes 97.4 /
@@ -435,7 +438,7 @@ std::vector<Strategy<Model>> radius1_strategies() {
         kernels = {launch_naive3d<Model, 32, 4, 2>,        launch_smem3d<Model, 32, 4, 4>,
                    launch_planes3d<Model, 32, 8, 1, 1, 2>, launch_planes3d<Model, 32, 8, 2, 1, 2>,
                    launch_planes3d<Model, 32, 8, 4, 1, D>, launch_planes3d<Model, 32, 8, 2, V, D>,
-                   launch_async3d<Model, 32, 8, 2, V, 4>,  launch_cached3d<Model, 32, 4, ZC, V>};
+                   launch_async3d<Model, 32, 8, 2, V, 4>,  launch_cached3d<Model, 32, 4, ZC, VC>};
         for (std::size_t i = 0; i < kernels.size(); ++i)
             out.push_back({std::string(kStrategies3d[i].name), kernels[i], kStrategies3d[i].chunked});
         // 64 x 32-cell tiles, a 4-stage ring; fp32 two blocks of 512 threads per SM, fp64 one of
