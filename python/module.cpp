@@ -104,7 +104,8 @@ public:
     py::dict cuda_array_interface() {
         if (device_ < 0) throw py::attribute_error("a host field has no __cuda_array_interface__ (use __dlpack__)");
         if (precision_ == Precision::bf16)
-            throw py::attribute_error("the array interface has no bfloat16 (use __dlpack__: torch.from_dlpack)");
+            throw py::attribute_error(
+                "the array interface has no bfloat16 (use __dlpack__: torch.from_dlpack)");
         engine_->signal_to(nullptr);  // ordered before the legacy default stream, which it names
         const std::int64_t bytes = bytes_of(precision_);
         py::list strides;
@@ -257,7 +258,8 @@ public:
         }
     }
     void set_host(const std::string& name, const py::array& values) {
-        with_precision(sim_->precision(), [&]<class T>(std::type_identity<T>) { set_host_as<T>(name, values); });
+        with_precision(sim_->precision(),
+                       [&]<class T>(std::type_identity<T>) { set_host_as<T>(name, values); });
     }
 
     // A device array of another library, read through its DLPack capsule (from __dlpack__ with
@@ -462,12 +464,14 @@ simulation alive.)")
         .def_readonly("name", &PyFieldView::name_)
         .def_readonly("step", &PyFieldView::step_)
         .def_property_readonly("shape", [](const PyFieldView& v) { return py::tuple(py::cast(v.shape_)); })
-        .def_property_readonly("dtype", [](const PyFieldView& v) {
-            // NumPy has no bfloat16: the view's dtype is then the name (DLPack says kDLBfloat).
-            if (v.precision_ == Precision::bf16) return py::object(py::str("bfloat16"));
-            const char* names[] = {"float32", "float64", "float16"};
-            return py::object(py::module_::import("numpy").attr(names[int(v.precision_)]));
-        })
+        .def_property_readonly(
+            "dtype",
+            [](const PyFieldView& v) {
+                // NumPy has no bfloat16: the view's dtype is then the name (DLPack says kDLBfloat).
+                if (v.precision_ == Precision::bf16) return py::object(py::str("bfloat16"));
+                const char* names[] = {"float32", "float64", "float16"};
+                return py::object(py::module_::import("numpy").attr(names[int(v.precision_)]));
+            })
         .def_property_readonly("ptr", &PyFieldView::ptr, "The address of the first interior cell")
         .def_property_readonly("device", [](const PyFieldView& v) { return v.device_; })
         .def("__repr__", &PyFieldView::repr);

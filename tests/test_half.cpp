@@ -43,13 +43,18 @@ std::uint16_t nearest(float x, int exponent_bits, int mantissa_bits) {
     std::uint16_t lo = 0, hi = inf - 1;  // the last pattern whose value is <= a
     while (lo < hi) {
         const std::uint16_t mid = std::uint16_t((lo + hi + 1) / 2);
-        if (value_of(mid, exponent_bits, mantissa_bits) <= a) lo = mid;
-        else hi = std::uint16_t(mid - 1);
+        if (value_of(mid, exponent_bits, mantissa_bits) <= a)
+            lo = mid;
+        else
+            hi = std::uint16_t(mid - 1);
     }
     if (lo == inf - 1) return sign | lo;
-    const double below = value_of(lo, exponent_bits, mantissa_bits), above = value_of(lo + 1, exponent_bits, mantissa_bits);
+    const double below = value_of(lo, exponent_bits, mantissa_bits),
+                 above = value_of(lo + 1, exponent_bits, mantissa_bits);
     const double d0 = a - below, d1 = above - a;
-    const std::uint16_t pick = d0 < d1 ? lo : d1 < d0 ? std::uint16_t(lo + 1) : (lo & 1 ? std::uint16_t(lo + 1) : lo);
+    const std::uint16_t pick = d0 < d1   ? lo
+                               : d1 < d0 ? std::uint16_t(lo + 1)
+                                         : (lo & 1 ? std::uint16_t(lo + 1) : lo);
     return sign | pick;
 }
 

@@ -21,8 +21,8 @@ namespace strata {
 namespace {
 
 template <class H>
-__global__ void round_trip(const float* in, std::uint16_t* rounded, const std::uint16_t* patterns, float* widened,
-                           int n) {
+__global__ void round_trip(const float* in, std::uint16_t* rounded, const std::uint16_t* patterns,
+                           float* widened, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     rounded[i] = H(in[i]).bits;
@@ -35,7 +35,8 @@ template <class H>
 void device_rounds_as_the_host() {
     std::vector<float> in;
     std::mt19937 gen(11);
-    for (int i = 0; i < (1 << 20); ++i) in.push_back(std::bit_cast<float>(std::uint32_t(gen()) & 0xff7fffffu));
+    for (int i = 0; i < (1 << 20); ++i)
+        in.push_back(std::bit_cast<float>(std::uint32_t(gen()) & 0xff7fffffu));
     for (int h = 0; h < 65536; ++h) {  // every value and the midpoints above it, a float ulp either side
         H a, b;
         a.bits = std::uint16_t(h), b.bits = std::uint16_t(h + 1);
@@ -140,7 +141,8 @@ void temporal_equals_planes() {
         const ApfParams p = ApfParams::for_mesh(200, 97);
         const auto init = test::random_apf_state<T>(p, 50);
         auto planes = make_engine<T>(ApfProblem(p), Backend::cuda, EngineOptions{"planes", false}, &init);
-        auto temporal = make_engine<T>(ApfProblem(p), Backend::cuda, EngineOptions{"temporal", false, 0, 4}, &init);
+        auto temporal =
+            make_engine<T>(ApfProblem(p), Backend::cuda, EngineOptions{"temporal", false, 0, 4}, &init);
         planes->advance(23);
         temporal->advance(23);
         const auto a = test::apf_fields(*planes), b = test::apf_fields(*temporal);
@@ -154,11 +156,13 @@ void temporal_equals_planes() {
         test::zero_ghosts(init);
         const auto state = test::state_of("u", init);
         auto planes = make_engine<T>(Heat3dProblem(p), Backend::cuda, EngineOptions{"planes", false}, &state);
-        auto temporal = make_engine<T>(Heat3dProblem(p), Backend::cuda, EngineOptions{"temporal", false, 16, 3}, &state);
+        auto temporal =
+            make_engine<T>(Heat3dProblem(p), Backend::cuda, EngineOptions{"temporal", false, 16, 3}, &state);
         planes->advance(23);
         temporal->advance(23);
         const auto a = planes->field("u"), b = temporal->field("u");
-        EXPECT_TRUE(test::bitwise_equal(a, b)) << "heat3d " << to_string(s) << " " << max_relative_error(b, a);
+        EXPECT_TRUE(test::bitwise_equal(a, b))
+            << "heat3d " << to_string(s) << " " << max_relative_error(b, a);
     }
     {
         const Heat2dProblem p(Heat2dParams::make(257, 131));

@@ -695,15 +695,15 @@ TEST(Restart, HalfPrecisionsContinueBitwise) {
         expect_restart_equivalent({"run", "apf", "-n", "37", "--precision", "fp16"}, "-i", "61", "150");
     EXPECT_EQ(a.header.precision, Precision::fp16);
     const io::Checkpoint h = expect_restart_equivalent(
-        {"run", "heat3d", "-n", "19", "--stencil", "27pt", "--backend", "omp", "--precision", "bf16"}, "--steps",
-        "13", "40");
+        {"run", "heat3d", "-n", "19", "--stencil", "27pt", "--backend", "omp", "--precision", "bf16"},
+        "--steps", "13", "40");
     EXPECT_EQ(h.header.precision, Precision::bf16);
     EXPECT_EQ(h.interiors.at(0).size(), 19u * 19 * 19 * 2);
 }
 TEST(Restart, HalfPrecisionsContinueBitwiseFromAnHdf5Checkpoint) {
     if (!io::hdf5_available()) GTEST_SKIP() << io::hdf5_missing();
-    const io::Checkpoint k = expect_restart_equivalent(wave_shot({"--precision", "bf16"}), "--steps", "61", "150",
-                                                       {"max_abs", "energy"}, {"traces.bin"}, "k.h5");
+    const io::Checkpoint k = expect_restart_equivalent(wave_shot({"--precision", "bf16"}), "--steps", "61",
+                                                       "150", {"max_abs", "energy"}, {"traces.bin"}, "k.h5");
     EXPECT_EQ(k.header.precision, Precision::bf16);
     const std::vector<bf16> traces = k.array<bf16>("traces");
     ASSERT_EQ(traces.size(), 61u * 5);

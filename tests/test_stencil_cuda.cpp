@@ -169,9 +169,11 @@ TEST(StencilCuda, PeriodicBoundaryMatchesCpuOnEveryStrategy) {
     periodic_matches_cpu<double>(9, 7);
     periodic_matches_cpu<float>(130, 67);
     const ModelInfo& m = find_model(example("heat-periodic.stencil"));
-    EXPECT_EQ(m.engine<float>()(*m.box(Params{}, 2048, 2048, 1), Backend::cuda, {}, nullptr)->kernel(), "temporal");
+    EXPECT_EQ(m.engine<float>()(*m.box(Params{}, 2048, 2048, 1), Backend::cuda, {}, nullptr)->kernel(),
+              "temporal");
     const ModelInfo& gs = find_model(example("gray-scott.stencil"));
-    EXPECT_EQ(gs.engine<float>()(*gs.box(Params{}, 2048, 2048, 1), Backend::cuda, {}, nullptr)->kernel(), "temporal");
+    EXPECT_EQ(gs.engine<float>()(*gs.box(Params{}, 2048, 2048, 1), Backend::cuda, {}, nullptr)->kernel(),
+              "temporal");
 }
 
 // gray-scott.stencil: two fields read through neighbourhoods and a periodic boundary, on every

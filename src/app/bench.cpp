@@ -232,7 +232,8 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
         const int dims = find_model(o.model).dims;
         out << "snapshot overhead: " << o.model << " n=" << (o.n > 0 ? o.n : (dims == 2 ? 8192 : 512)) << ", "
             << to_string(o.precisions.front()) << ", backend " << to_string(o.backend) << '\n';
-        with_precision(o.precisions.front(), [&]<class T>(std::type_identity<T>) { bench_snapshots<T>(o, out); });
+        with_precision(o.precisions.front(),
+                       [&]<class T>(std::type_identity<T>) { bench_snapshots<T>(o, out); });
         return;
     }
     std::ofstream json_file;
@@ -298,20 +299,21 @@ void run_bench(const BenchOptions& o, std::ostream& out) {
                           r.ms_per_step, r.gcells, r.gbs, pct, r.bytes_moved, r.gflops, r.max_rel_err);
             out << buf;
             out.flush();
-            j["rows"].push_back({{"kernel", r.kernel},
-                                 {"depth", r.depth},
-                                 {"bytes_moved_per_cell_update", r.bytes_moved},
-                                 {"precision", std::string(to_string(prec))},
-                                 {"arithmetic", std::string(to_string(is_half(prec) ? Precision::fp32 : prec))},
-                                 {"launch", r.launch},
-                                 {"ms_per_step", r.ms_per_step},
-                                 {"gcells_per_s", r.gcells},
-                                 {"effective_gbs", r.gbs},
-                                 {"pct_copy_bandwidth", r.pct_copy},
-                                 {"gflops", r.gflops},
-                                 {"bytes_per_cell", r.bytes_per_cell},
-                                 {"flops_per_cell", r.flops_per_cell},
-                                 {"max_rel_err", r.max_rel_err}});
+            j["rows"].push_back(
+                {{"kernel", r.kernel},
+                 {"depth", r.depth},
+                 {"bytes_moved_per_cell_update", r.bytes_moved},
+                 {"precision", std::string(to_string(prec))},
+                 {"arithmetic", std::string(to_string(is_half(prec) ? Precision::fp32 : prec))},
+                 {"launch", r.launch},
+                 {"ms_per_step", r.ms_per_step},
+                 {"gcells_per_s", r.gcells},
+                 {"effective_gbs", r.gbs},
+                 {"pct_copy_bandwidth", r.pct_copy},
+                 {"gflops", r.gflops},
+                 {"bytes_per_cell", r.bytes_per_cell},
+                 {"flops_per_cell", r.flops_per_cell},
+                 {"max_rel_err", r.max_rel_err}});
         }
     }
     if (json_file.is_open()) json_file << j.dump(2) << '\n';

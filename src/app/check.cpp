@@ -75,12 +75,14 @@ int run_check(const CheckOptions& o, std::ostream& out) {
     out << m.name << ": every " << to_string(o.backend) << " strategy against the cpu reference, " << o.steps
         << " steps from a random state on " << e.nx << " x " << e.ny;
     if (m.dims == 3) out << " x " << e.nz;
-    out << "\ntolerance: max |a - b| / max |b| <= 1e-5 (fp32), 1e-12 (fp64), 2e-3 (fp16), 1.6e-2 (bf16), the worst "
+    out << "\ntolerance: max |a - b| / max |b| <= 1e-5 (fp32), 1e-12 (fp64), 2e-3 (fp16), 1.6e-2 (bf16), the "
+           "worst "
            "field shown\n\n"
         << "kernel    depth prec    max rel err  field    result\n";
     int failed = 0;
     for (Precision prec : o.precisions)
-        failed += with_precision(prec, [&]<class T>(std::type_identity<T>) { return check_precision<T>(o, m, *p, out); });
+        failed += with_precision(
+            prec, [&]<class T>(std::type_identity<T>) { return check_precision<T>(o, m, *p, out); });
     if (failed)
         out << "\n" << failed << " FAILED\n";
     else

@@ -47,7 +47,8 @@ std::string render_png(const std::string& file, std::string png_path, char axis,
         grid.nx = h.nx;
         grid.ny = h.ny;
         grid.nz = h.nz;
-        values = with_precision(h.precision, [&]<class T>(std::type_identity<T>) { return checkpoint_values<T>(c); });
+        values = with_precision(h.precision,
+                                [&]<class T>(std::type_identity<T>) { return checkpoint_values<T>(c); });
     } else {
         io::VtiField f = io::read_vti(file);
         grid = f.grid;

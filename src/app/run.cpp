@@ -87,7 +87,9 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     r.value("model", model.name);
     r.line(is_half(precision) ? "%s: backend %s, kernel %s, precision %s (16-bit storage, fp32 arithmetic)"
                               : "%s: backend %s, kernel %s, precision %s",
-           {{"", problem.title()}, {"backend", std::string(to_string(o.backend))}, {"kernel", engine->kernel()},
+           {{"", problem.title()},
+            {"backend", std::string(to_string(o.backend))},
+            {"kernel", engine->kernel()},
             {"precision", std::string(to_string(precision))}});
     r.value("arithmetic", std::string(to_string(is_half(precision) ? Precision::fp32 : precision)));
     if (!launch.empty()) r.line("%s", {{"launch", launch}});

@@ -159,10 +159,12 @@ public:
         // 16-bit fields are written as fp32 (XDMF readers know no 16-bit float; exact).
         using F = std::conditional_t<is_half_v<T>, float, T>;
         if constexpr (is_half_v<T>)
-            io::write_frame_h5<F>(path, grid_, dims_, io::Box{p.lo, p.n}, std::vector<F>(p.values.begin(), p.values.end()),
-                                  step, time, dist::size() > 1);
+            io::write_frame_h5<F>(path, grid_, dims_, io::Box{p.lo, p.n},
+                                  std::vector<F>(p.values.begin(), p.values.end()), step, time,
+                                  dist::size() > 1);
         else
-            io::write_frame_h5<T>(path, grid_, dims_, io::Box{p.lo, p.n}, p.values, step, time, dist::size() > 1);
+            io::write_frame_h5<T>(path, grid_, dims_, io::Box{p.lo, p.n}, p.values, step, time,
+                                  dist::size() > 1);
         if (!root_) return;
         frames_.push_back({time, file});
         files_.push_back(path);

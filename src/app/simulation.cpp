@@ -168,8 +168,9 @@ void Simulation::flush() {
 
 void Simulation::checkpoint(const std::string& path) {
     if (path.empty()) throw UsageError("checkpoint: give a file name");
-    with_precision(precision(),
-                   [&]<class T>(std::type_identity<T>) { app::write_state(path, *problem_, engine_as<T>()); });
+    with_precision(precision(), [&]<class T>(std::type_identity<T>) {
+        app::write_state(path, *problem_, engine_as<T>());
+    });
 }
 
 }  // namespace strata

@@ -108,9 +108,9 @@ bool kernel_takes_depth(Backend backend, std::string_view model, std::string_vie
 template std::unique_ptr<TypedEngine<float>> make_engine(const Problem&, Backend, const EngineOptions&,
                                                          const State<float>*);
 template std::unique_ptr<TypedEngine<f16>> make_engine(const Problem&, Backend, const EngineOptions&,
-                                                         const State<f16>*);
+                                                       const State<f16>*);
 template std::unique_ptr<TypedEngine<bf16>> make_engine(const Problem&, Backend, const EngineOptions&,
-                                                         const State<bf16>*);
+                                                        const State<bf16>*);
 template std::unique_ptr<TypedEngine<double>> make_engine(const Problem&, Backend, const EngineOptions&,
                                                           const State<double>*);
 

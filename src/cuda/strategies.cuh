@@ -213,7 +213,7 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     constexpr int R = Model::radius;
     t.max_depth = std::max(1, TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth / R);
     constexpr int light = cells_only<Model>() ? kCellsLightFlops : kLightFlops;
-    t.default_depth = std::max(1, (Model::flops_per_cell > light                   ? kDefaultDepth2d
+    t.default_depth = std::max(1, (Model::flops_per_cell > light             ? kDefaultDepth2d
                                    : kFp32Shapes<typename Model::value_type> ? kDefaultDepth2dLight32
                                                                              : kDefaultDepth2dLight64) /
                                       R);

@@ -153,8 +153,10 @@ struct PlaneTile {
     // are inside, the model's per-cell store at the right edge of the grid.
     template <class Model>
     __device__ void store(const Model& m, const typename Model::Fields& f, const DevGrid& g, int z,
-                          const PlaneSums<compute_t<T>> (&below)[M][V], const PlaneSums<compute_t<T>> (&at)[M][V],
-                          const PlaneSums<compute_t<T>> (&above)[M][V], const typename Model::Point (&p)[M][V]) const {
+                          const PlaneSums<compute_t<T>> (&below)[M][V],
+                          const PlaneSums<compute_t<T>> (&at)[M][V],
+                          const PlaneSums<compute_t<T>> (&above)[M][V],
+                          const typename Model::Point (&p)[M][V]) const {
 #pragma unroll
         for (int r = 0; r < M; ++r) {
             const std::int64_t c = std::int64_t(z) * g.plane + own[r];
@@ -185,7 +187,8 @@ struct PlaneTile {
 };
 
 template <class Sums, int M, int V>
-__device__ __forceinline__ void shift_queue(Sums (&below)[M][V], Sums (&at)[M][V], const Sums (&above)[M][V]) {
+__device__ __forceinline__ void shift_queue(Sums (&below)[M][V], Sums (&at)[M][V],
+                                            const Sums (&above)[M][V]) {
 #pragma unroll
     for (int r = 0; r < M; ++r)
 #pragma unroll
@@ -385,7 +388,8 @@ template <int Bytes>
 __device__ __forceinline__ void cp_async_or_zero(void* smem, const void* gmem, bool fetch) {
     const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
     if constexpr (Bytes == 2)
-        *static_cast<std::uint16_t*>(smem) = fetch ? *static_cast<const std::uint16_t*>(gmem) : std::uint16_t(0);
+        *static_cast<std::uint16_t*>(smem) =
+            fetch ? *static_cast<const std::uint16_t*>(gmem) : std::uint16_t(0);
     else if constexpr (Bytes == 16)
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(fetch ? 16 : 0));
     else

@@ -105,8 +105,8 @@ template <class Model, int BX, int BY, int CY, bool Edge>
 __device__ __forceinline__ void temporal2d_steps(
     const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
     typename Model::template Run<kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
-    typename Model::template Run<kLanes<typename Model::value_type>> (&p)[CY], const DevGrid& g, int x,
-    int y, unsigned warp_dist, int depth) {
+    typename Model::template Run<kLanes<typename Model::value_type>> (&p)[CY], const DevGrid& g, int x, int y,
+    unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
     using Tile = TemporalTile<T, BX, BY, CY>;
     constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, H = hoods<Model>(), CELLS = Tile::CELLS;
@@ -319,8 +319,8 @@ template <class Model, int BX, int BY, int CY, TileEdge Edge>
 __device__ __forceinline__ void cells_temporal2d_steps(
     const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
     Lanes<typename Model::value_type, kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
-    typename Model::Point (&pt)[CY][kLanes<typename Model::value_type>], const DevGrid& g, int x0,
-    int y0, unsigned warp_dist, int depth) {
+    typename Model::Point (&pt)[CY][kLanes<typename Model::value_type>], const DevGrid& g, int x0, int y0,
+    unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
     using Tile = TemporalTile<T, BX, BY, CY>;
     constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS, H = hoods<Model>();

@@ -56,7 +56,9 @@ __device__ __forceinline__ Vec lds16(unsigned a) {
     Vec v;
     if constexpr (sizeof(Vec) == 16) {
         uint4 u;
-        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "r"(a));
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+                     : "r"(a));
         memcpy(&v, &u, sizeof v);
     } else {
         uint2 u;
@@ -71,7 +73,8 @@ __device__ __forceinline__ void sts16(unsigned a, const Vec& v) {
     if constexpr (sizeof(Vec) == 16) {
         uint4 u;
         memcpy(&u, &v, sizeof u);
-        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w)
+        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(u.x), "r"(u.y), "r"(u.z),
+                     "r"(u.w)
                      : "memory");
     } else {
         uint2 u;

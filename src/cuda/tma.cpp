@@ -44,11 +44,12 @@ const CUtensorMap& kept_tensor_map(const void* origin, int rank, const cuuint64_
     if (auto it = maps.find(key); it != maps.end()) return it->second;
     const cuuint32_t element_strides[3] = {1, 1, 1};
     CUtensorMap map{};
-    const CUresult r = encoder()(&map, elem_bytes == 4   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+    const CUresult r = encoder()(&map,
+                                 elem_bytes == 4   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                  : elem_bytes == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64
                                                    : CU_TENSOR_MAP_DATA_TYPE_UINT16,  // 16-bit storage: bits
-                                 cuuint32_t(rank), const_cast<void*>(origin), dims, strides, box, element_strides,
-                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                 cuuint32_t(rank), const_cast<void*>(origin), dims, strides, box,
+                                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         std::string shape, boxes;

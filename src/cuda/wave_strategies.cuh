@@ -255,7 +255,8 @@ __global__ void __launch_bounds__(BX* BY)
 #pragma unroll
         for (int h = 0; h < Tile::H; ++h)
             if (t.halo_slot[h] >= 0)
-                cp_async_or_zero<sizeof(T) * V>(st + t.halo_slot[h], f.in + zo + t.halo_off[h], (in >> (1 + h)) & 1u);
+                cp_async_or_zero<sizeof(T) * V>(st + t.halo_slot[h], f.in + zo + t.halo_off[h],
+                                                (in >> (1 + h)) & 1u);
     };
     auto copy_v = [&](int z, int slot) {  // p^{n-1} and vdt2 at plane z, the own word
         if (z >= z1) return;
@@ -426,24 +427,29 @@ void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevG
         // The p box starts R cells before the tile, and a TMA box's x must start on 16 bytes:
         // R = 4 cells of 2 bytes are 8. (Its tiles would need a 16-byte-wide left halo.)
         (void)m, (void)f, (void)g, (void)k, (void)s;
-        throw UsageError("wave3d's tma and tmasync kernels copy a halo of 4 cells from 16-byte aligned starts, "
-                         "which 16-bit storage does not give: at fp16 and bf16 use async (the default) or planes");
+        throw UsageError(
+            "wave3d's tma and tmasync kernels copy a halo of 4 cells from 16-byte aligned starts, "
+            "which 16-bit storage does not give: at fp16 and bf16 use async (the default) or planes");
     } else {
-    constexpr int V = kLanes<T>;
-    using L = WaveTmaLayout<T, Model::radius, BX, BY, V, K>;
-    require_tma();
-    const auto kernel = STRATA_KERNEL(wave_tma, Model, BX, BY, V, K, Ws);
-    allow_dynamic_smem(kernel, L::bytes);
-    const int e = int(sizeof(T));
-    const CUtensorMap& p_map = interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::TX, L::Tile::TY);
-    const CUtensorMap& prev_map = interior_tensor_map(f.out, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
-    const CUtensorMap& vdt2_map = interior_tensor_map(f.vdt2, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
-    const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
-    constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY), nbz = blocks_for(g.span(g.nz), planes);
-    const int rows = group_rows(kernel, nbx, BX * threads_y, L::bytes);
-    launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map, prev_map,
-           vdt2_map);
+        constexpr int V = kLanes<T>;
+        using L = WaveTmaLayout<T, Model::radius, BX, BY, V, K>;
+        require_tma();
+        const auto kernel = STRATA_KERNEL(wave_tma, Model, BX, BY, V, K, Ws);
+        allow_dynamic_smem(kernel, L::bytes);
+        const int e = int(sizeof(T));
+        const CUtensorMap& p_map =
+            interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::TX, L::Tile::TY);
+        const CUtensorMap& prev_map =
+            interior_tensor_map(f.out, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
+        const CUtensorMap& vdt2_map =
+            interior_tensor_map(f.vdt2, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
+        const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
+        constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
+        const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY),
+                       nbz = blocks_for(g.span(g.nz), planes);
+        const int rows = group_rows(kernel, nbx, BX * threads_y, L::bytes);
+        launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map,
+               prev_map, vdt2_map);
     }
 }
 template <class Model, int BX, int BY, int MinBlocks>

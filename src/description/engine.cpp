@@ -25,9 +25,10 @@ int ModelInfo::field_index(std::string_view field) const {
 
 void ModelInfo::no_engine(Precision p) const {
     throw UsageError("the " + name + " model has no engine storing " + std::string(to_string(p)) +
-                     (cells_only && is_half(p) ? " (stencil files run in fp32 and fp64; 16-bit storage is the "
-                                                 "built-in models' for now)"
-                                               : ""));
+                     (cells_only && is_half(p)
+                          ? " (stencil files run in fp32 and fp64; 16-bit storage is the "
+                            "built-in models' for now)"
+                          : ""));
 }
 
 std::string fields_text(const ModelInfo& model, int buffers, const Extent& e, Precision p) {

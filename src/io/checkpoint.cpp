@@ -21,7 +21,9 @@ constexpr int kMaxGhost = 16;  // the models' stencils reach 1 to 4 cells
 // The header's value word: its bytes (4 fp32, 8 fp64, 2 fp16), bfloat16's 2 marked in the second
 // byte (older readers refuse both 16-bit kinds as an unknown precision).
 constexpr std::uint32_t kBf16Word = 0x102;
-std::uint32_t precision_word(Precision p) { return p == Precision::bf16 ? kBf16Word : std::uint32_t(bytes_of(p)); }
+std::uint32_t precision_word(Precision p) {
+    return p == Precision::bf16 ? kBf16Word : std::uint32_t(bytes_of(p));
+}
 
 struct Writer {
     std::string bytes;
@@ -173,9 +175,12 @@ Checkpoint read_checkpoint(const std::string& path) {
     h.model = r.get_string();
     const auto word = r.get<std::uint32_t>();
     if (word != 4 && word != 8 && word != 2 && word != kBf16Word)
-        throw UsageError("checkpoint '" + path + "' has an unknown precision (value word " + std::to_string(word) +
-                         ")");
-    h.precision = word == 4 ? Precision::fp32 : word == 8 ? Precision::fp64 : word == 2 ? Precision::fp16 : Precision::bf16;
+        throw UsageError("checkpoint '" + path + "' has an unknown precision (value word " +
+                         std::to_string(word) + ")");
+    h.precision = word == 4   ? Precision::fp32
+                  : word == 8 ? Precision::fp64
+                  : word == 2 ? Precision::fp16
+                              : Precision::bf16;
     const std::size_t elem = std::size_t(bytes_of(h.precision));
     h.nx = r.get<std::int32_t>();
     h.ny = r.get<std::int32_t>();
@@ -244,11 +249,11 @@ template void write_checkpoint<float>(const std::string&, const CheckpointHeader
                                       const std::vector<std::pair<std::string, const HostField<float>*>>&,
                                       const std::vector<std::pair<std::string, const std::vector<float>*>>&);
 template void write_checkpoint<f16>(const std::string&, const CheckpointHeader&,
-                                      const std::vector<std::pair<std::string, const HostField<f16>*>>&,
-                                      const std::vector<std::pair<std::string, const std::vector<f16>*>>&);
+                                    const std::vector<std::pair<std::string, const HostField<f16>*>>&,
+                                    const std::vector<std::pair<std::string, const std::vector<f16>*>>&);
 template void write_checkpoint<bf16>(const std::string&, const CheckpointHeader&,
-                                      const std::vector<std::pair<std::string, const HostField<bf16>*>>&,
-                                      const std::vector<std::pair<std::string, const std::vector<bf16>*>>&);
+                                     const std::vector<std::pair<std::string, const HostField<bf16>*>>&,
+                                     const std::vector<std::pair<std::string, const std::vector<bf16>*>>&);
 template void write_checkpoint<double>(
     const std::string&, const CheckpointHeader&,
     const std::vector<std::pair<std::string, const HostField<double>*>>&,

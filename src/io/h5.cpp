@@ -157,8 +157,8 @@ private:
 // for float gets either converted exactly. Made once, kept open.
 hid_t half_type(std::size_t exponent_bits, std::size_t mantissa_bits, std::size_t bias) {
     const hid_t t = H5Tcopy(H5T_IEEE_F32LE);
-    if (t < 0 || H5Tset_fields(t, 15, mantissa_bits, exponent_bits, 0, mantissa_bits) < 0 || H5Tset_size(t, 2) < 0 ||
-        H5Tset_ebias(t, bias) < 0)
+    if (t < 0 || H5Tset_fields(t, 15, mantissa_bits, exponent_bits, 0, mantissa_bits) < 0 ||
+        H5Tset_size(t, 2) < 0 || H5Tset_ebias(t, bias) < 0)
         throw Error("HDF5 could not make its 16-bit float type: " + h5_reason());
     return t;
 }
@@ -405,8 +405,7 @@ struct Reader {
         hsize_t count = 1;
         for (hsize_t g : got) count *= g;
         std::vector<char> out(std::size_t(count) * elem);
-        if (count)
-            STRATA_H5(H5Dread(d, float_type(precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()));
+        if (count) STRATA_H5(H5Dread(d, float_type(precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()));
         return out;
     }
 };
@@ -482,14 +481,14 @@ template void write_checkpoint_h5<float>(
     const std::string&, const CheckpointHeader&, const Box&,
     const std::vector<std::pair<std::string, const std::vector<float>*>>&,
     const std::vector<std::pair<std::string, const std::vector<float>*>>&, bool);
-template void write_checkpoint_h5<f16>(
-    const std::string&, const CheckpointHeader&, const Box&,
-    const std::vector<std::pair<std::string, const std::vector<f16>*>>&,
-    const std::vector<std::pair<std::string, const std::vector<f16>*>>&, bool);
-template void write_checkpoint_h5<bf16>(
-    const std::string&, const CheckpointHeader&, const Box&,
-    const std::vector<std::pair<std::string, const std::vector<bf16>*>>&,
-    const std::vector<std::pair<std::string, const std::vector<bf16>*>>&, bool);
+template void write_checkpoint_h5<f16>(const std::string&, const CheckpointHeader&, const Box&,
+                                       const std::vector<std::pair<std::string, const std::vector<f16>*>>&,
+                                       const std::vector<std::pair<std::string, const std::vector<f16>*>>&,
+                                       bool);
+template void write_checkpoint_h5<bf16>(const std::string&, const CheckpointHeader&, const Box&,
+                                        const std::vector<std::pair<std::string, const std::vector<bf16>*>>&,
+                                        const std::vector<std::pair<std::string, const std::vector<bf16>*>>&,
+                                        bool);
 template void write_checkpoint_h5<double>(
     const std::string&, const CheckpointHeader&, const Box&,
     const std::vector<std::pair<std::string, const std::vector<double>*>>&,

@@ -84,7 +84,8 @@ std::vector<FramePart> frame_parts(const FrameSpec& spec, std::function<const T*
             std::vector<float> v;
         };
         auto c = std::make_shared<Converted>();
-        const std::size_t n = std::size_t(spec.grid.nx) * std::size_t(spec.grid.ny) * std::size_t(spec.grid.nz);
+        const std::size_t n =
+            std::size_t(spec.grid.nx) * std::size_t(spec.grid.ny) * std::size_t(spec.grid.nz);
         return parts_of<float>(
             spec,
             [c, values, n] {

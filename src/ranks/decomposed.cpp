@@ -440,9 +440,9 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
 template std::unique_ptr<TypedEngine<float>> make_decomposed(const Problem&, Backend, const EngineOptions&,
                                                              const State<float>*);
 template std::unique_ptr<TypedEngine<f16>> make_decomposed(const Problem&, Backend, const EngineOptions&,
-                                                             const State<f16>*);
+                                                           const State<f16>*);
 template std::unique_ptr<TypedEngine<bf16>> make_decomposed(const Problem&, Backend, const EngineOptions&,
-                                                             const State<bf16>*);
+                                                            const State<bf16>*);
 template std::unique_ptr<TypedEngine<double>> make_decomposed(const Problem&, Backend, const EngineOptions&,
                                                               const State<double>*);
 

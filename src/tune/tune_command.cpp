@@ -159,8 +159,9 @@ std::string choose_launch(const Problem& problem, const Params& params, Backend 
         const std::vector<LaunchConfig> candidates = search_space(model, problem.extent());
         // The measuring engine is gone (its memory free) before the run builds its own.
         auto tuned_on = [&](const DeviceMeasure& d) { return tune(candidates, d.measure, {}, {d.builtin}); };
-        const TuneResult r = with_precision(
-            precision, [&]<class T>(std::type_identity<T>) { return tuned_on(measure_on_device<T>(problem)); });
+        const TuneResult r = with_precision(precision, [&]<class T>(std::type_identity<T>) {
+            return tuned_on(measure_on_device<T>(problem));
+        });
         entry = wisdom_entry(r);
         w.store(key, *entry);
         tuned = true;

@@ -48,8 +48,8 @@ STRATA_HD std::uint16_t to_f16(float f) {
     x &= 0x7fffffffu;
     if (x >= 0x7f800000u) return std::uint16_t(sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u));
     if (x >= 0x477ff000u) return std::uint16_t(sign | 0x7c00u);  // 65520 and up round to infinity
-    if (x >= 0x38800000u) {                                       // normal in binary16: 2^-14 and up
-        const std::uint32_t r = x - 0x38000000u;                  // the exponent's bias, 127 -> 15
+    if (x >= 0x38800000u) {                                      // normal in binary16: 2^-14 and up
+        const std::uint32_t r = x - 0x38000000u;                 // the exponent's bias, 127 -> 15
         return std::uint16_t(sign | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13));
     }
     if (x < 0x33000000u) return std::uint16_t(sign);  // below 2^-25: rounds to zero (2^-25 ties to 0)

@@ -1,7 +1,6 @@
 #pragma once
 #include <string>
 #include <string_view>
-
 #include <type_traits>
 
 #include "strata/core/extent.hpp"
@@ -21,8 +20,14 @@ Backend parse_backend(std::string_view s);      // throws UsageError
 template <class T> constexpr Precision precision_of();
 template <> constexpr Precision precision_of<float>() { return Precision::fp32; }
 template <> constexpr Precision precision_of<double>() { return Precision::fp64; }
-template <> constexpr Precision precision_of<f16>() { return Precision::fp16; }
-template <> constexpr Precision precision_of<bf16>() { return Precision::bf16; }
+template <>
+constexpr Precision precision_of<f16>() {
+    return Precision::fp16;
+}
+template <>
+constexpr Precision precision_of<bf16>() {
+    return Precision::bf16;
+}
 
 inline int bytes_of(Precision p) { return p == Precision::fp64 ? 8 : p == Precision::fp32 ? 4 : 2; }
 inline bool is_half(Precision p) { return p == Precision::fp16 || p == Precision::bf16; }

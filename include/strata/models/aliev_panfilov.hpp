@@ -101,7 +101,8 @@ struct AlievPanfilov {
         const R c = e(0, 0), rc = r;
         R en = c + alpha * (R(e(1, 0)) + R(e(-1, 0)) - R(4) * c + R(e(0, 1)) + R(e(0, -1)));
         en = en - dt * (kk * en * (en - a) * (en - R(1)) + en * rc);
-        r = rc + dt * (eps + divide(M1 * rc, en + M2)) * (-rc - kk * en * (en - b - R(1)));  // (divide: hd.hpp)
+        r = rc +
+            dt * (eps + divide(M1 * rc, en + M2)) * (-rc - kk * en * (en - b - R(1)));  // (divide: hd.hpp)
         e_out = en;
     }
 };

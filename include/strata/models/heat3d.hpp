@@ -68,10 +68,12 @@ struct Heat3D {
     struct Point {};
 
     using R = compute_t<T>;  // the arithmetic (fp32 for 16-bit storage): the sums and w
-    R w;  // c, c/6 or c/30
+    R w;                     // c, c/6 or c/30
 
     explicit Heat3D(const HeatParams& p)
-        : w(R(S == HeatStencil::p7 ? p.c : S == HeatStencil::p19 ? p.c / 6 : p.c / 30)) {}
+        : w(R(S == HeatStencil::p7    ? p.c
+              : S == HeatStencil::p19 ? p.c / 6
+                                      : p.c / 30)) {}
 
     STRATA_HD static Fields bind(const FieldPtrs<T, 1>& b) { return {b.in[0], b.out[0]}; }
 
@@ -112,7 +114,8 @@ struct Heat3D {
             }
         }
     }
-    STRATA_HD R update_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above) const {
+    STRATA_HD R update_planes(const PlaneSums<R>& below, const PlaneSums<R>& at,
+                              const PlaneSums<R>& above) const {
         return finish(at, partial(below, at), above);
     }
 
@@ -127,8 +130,8 @@ struct Heat3D {
     STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const {
         f.out[i] = update(u);
     }
-    STRATA_HD void store_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above, Point,
-                                const Fields& f, std::int64_t i) const {
+    STRATA_HD void store_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above,
+                                Point, const Fields& f, std::int64_t i) const {
         f.out[i] = update_planes(below, at, above);
     }
 };
