@@ -59,8 +59,8 @@ if want half; then  # 16-bit storage (#41): its GPU tests, then each model's ker
   bench heat3d --stencil 7pt --precision fp32,bf16,fp16 --kernels planes,async,cached,temporal --depth 2,3,4 --json "$json/half-heat7.json"
   bench heat3d --stencil 27pt --precision fp32,bf16 --kernels async,cached,tma,temporal --json "$json/half-heat27.json"
   bench wave3d --precision fp32,bf16,fp16 --kernels planes,async --json "$json/half-wave.json"
-  bench heat2d --precision fp32,bf16,fp16 --kernels planes,multi4,temporal --depth 4,8 --json "$json/half-heat2d.json"
-  bench apf --precision fp32,bf16,fp16 --kernels planes,multi4,temporal --depth 4,8 --json "$json/half-apf.json"
+  bench heat2d --precision fp32,bf16,fp16 --kernels planes,multi4,temporal --depth 1,4,8 --json "$json/half-heat2d.json"
+  bench apf --precision fp32,bf16,fp16 --kernels planes,multi4,temporal --depth 1,4,8 --json "$json/half-apf.json"
   if [ -f .peers/anchors.py ]; then
     echo "\$ python3 ../shared/peers/anchors.py copy lowp" | tee -a "$out/bench.txt"
     python3 .peers/anchors.py copy lowp 2>&1 | grep -v Warning | tee -a "$out/bench.txt"

@@ -45,6 +45,12 @@ cmp -s "$work/apf.1.chk" "$work/k.chk" && fail "apf -k: the state equals the com
 grep -q "halos over MPI every step" "$work/apf.1x2.omp.txt" || fail "apf 1x2: the report does not say the halos go over MPI"
 grep -q "Halos sent per step" "$work/apf.1x2.omp.txt" && fail "apf 1x2 on the CPU: a halo byte count the CPU engine does not keep"
 
+# 16-bit storage: the halos travel in 16 bits, and the ranks round as one process does.
+one apf16 apf -n 200 -i 120 --precision fp16 --every 60
+for g in 2x2 1x3; do split apf16 "$g" omp apf -n 200 -i 120 --precision fp16 --every 60; done
+one heatbf heat3d -n 29 --steps 30 --stencil 27pt --precision bf16
+split heatbf 2x1x2 omp heat3d -n 29 --steps 30 --stencil 27pt --precision bf16
+
 # heat3d on a box (--nx --ny --nz: weak scaling's grids), split along z and along x.
 one heatbox heat3d --nx 23 --ny 17 --nz 31 --steps 20
 for g in 1x1x2 2x1x1; do split heatbox "$g" omp heat3d --nx 23 --ny 17 --nz 31 --steps 20; done

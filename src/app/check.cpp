@@ -4,6 +4,8 @@
 
 #include "bench.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -61,6 +63,31 @@ int check_precision(const CheckOptions& o, const ModelInfo& m, const Problem& p,
     return failed;
 }
 
+// What 16-bit storage costs the model itself: its own initial state on the same box, o.steps on the
+// CPU at precision T and in fp64, each state field's max relative difference (the strategies'
+// rows above say the GPU rounds as the CPU does; this says how far both are from fp64).
+template <class T>
+void storage_cost(const CheckOptions& o, const ModelInfo& m, const Problem& p, std::ostream& out) {
+    auto ref = make_engine<double>(p, Backend::omp);
+    auto low = make_engine<T>(p, Backend::omp);
+    ref->advance(o.steps);
+    low->advance(o.steps);
+    for (const FieldDecl& f : m.fields) {
+        if (!holds_state(f.role)) continue;
+        const HostField<double> want = ref->field(f.name);
+        double largest = 0;
+        for (double v : want.data) largest = std::max(largest, std::fabs(v));
+        char line[160];
+        if (largest == 0)
+            std::snprintf(line, sizeof line, "%-5s %-8s %11s  (the field is 0 throughout)\n",
+                          std::string(to_string(precision_of<T>())).c_str(), f.name, "-");
+        else
+            std::snprintf(line, sizeof line, "%-5s %-8s %11.2e\n", std::string(to_string(precision_of<T>())).c_str(),
+                          f.name, max_relative_error(low->field(f.name), want));
+        out << line;
+    }
+}
+
 }  // namespace
 
 int run_check(const CheckOptions& o, std::ostream& out) {
@@ -83,6 +110,17 @@ int run_check(const CheckOptions& o, std::ostream& out) {
     for (Precision prec : o.precisions)
         failed += with_precision(
             prec, [&]<class T>(std::type_identity<T>) { return check_precision<T>(o, m, *p, out); });
+    bool header = false;
+    for (Precision prec : o.precisions) {
+        if (!is_half(prec)) continue;
+        if (!header)
+            out << "\nwhat 16 bits cost: the model's own initial state, " << o.steps
+                << " steps on the CPU, against fp64\nprec  field    max rel err\n";
+        header = true;
+        with_precision(prec, [&]<class T>(std::type_identity<T>) {
+            if constexpr (is_half_v<T>) storage_cost<T>(o, m, *p, out);
+        });
+    }
     if (failed)
         out << "\n" << failed << " FAILED\n";
     else

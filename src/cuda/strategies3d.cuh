@@ -133,7 +133,7 @@ struct PlaneTile {
     __device__ void sums(const Model& m, const T* tile, PlaneSums<compute_t<T>> (&out)[M][V]) const {
 #pragma unroll
         for (int r = 0; r < M; ++r) {
-            T w[3][V + 2];  // rows y-1, y, y+1 of columns x0-1 .. x0+V
+            compute_t<T> w[3][V + 2];  // rows y-1, y, y+1 of columns x0-1 .. x0+V (widened once)
 #pragma unroll
             for (int dj = 0; dj < 3; ++dj) {
                 const T* row = tile + own_slot(r) + (dj - 1) * TXP;
@@ -316,7 +316,7 @@ __global__ void __launch_bounds__(BX* BY)
     // needs them for (all three for the box stencils, the middle one for the star).
     auto plane = [&](int q, bool edges, Sums (&s)[V]) {
         const int z = z0 - 1 + q;
-        T w[3][V + 2];
+        compute_t<T> w[3][V + 2];  // widened once: each value feeds up to three cells' sums
 #pragma unroll
         for (int dj = 0; dj < 3; ++dj) {
             if (dj != 1 && !edges) continue;

@@ -188,8 +188,9 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
             }
             if (warp_dist < unsigned(l + 1)) continue;  // warp-uniform
             const int p = q - l - 1;                    // the plane level l+1 computes now
-            // Rows y-1, y, y+1 of columns x-1 .. x+V.
-            T w[3][V + 2];
+            // Rows y-1, y, y+1 of columns x-1 .. x+V, widened once (at 16 bits a value feeds up to
+            // three cells' sums).
+            compute_t<T> w[3][V + 2];
             const Vec a = pin ? lds16<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up),
                       b = pin ? lds16<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down);
 #pragma unroll
