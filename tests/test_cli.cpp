@@ -127,7 +127,7 @@ TEST(Cli, RejectsTimesNeedingTooManyIterations) {
 }
 TEST(Cli, RejectsNegativePlotInterval) { expect_clear_error({"run", "apf", "-p", "-1"}, "-p"); }
 TEST(Cli, RejectsUnknownPrecisionAndBackend) {
-    expect_clear_error({"run", "apf", "--precision", "fp16"}, "fp16");
+    expect_clear_error({"run", "apf", "--precision", "fp8"}, "fp8");
     expect_clear_error({"run", "apf", "--backend", "tpu"}, "tpu");
     expect_clear_error({"run", "heat3d", "--stencil", "5pt"}, "5pt");
 }

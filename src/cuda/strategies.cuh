@@ -47,6 +47,8 @@ constexpr int kDefaultDepth3dPairs64 = 2;
 // deeper pass recomputes. heat2d 8192^2 on an H100, GCells/s at depth 4 / 6 / 7 / 8 / 10 / 16:
 // fp32 1387 / 1606 / 1717 / 1792 / 1490 / 1002, fp64 673 / 817 / 783 / 795 / 729 / 467.
 constexpr int kLightFlops = 8, kDefaultDepth2dLight32 = 8, kDefaultDepth2dLight64 = 6;
+// At 16 bits (H100, heat2d 8192^2): depth 4 1452 / 1384 GCells/s in fp16 / bf16, depth 8 1347 / 1261.
+constexpr int kDefaultDepth2dLight16 = 4;
 // A cells-only 2D model (cells_temporal2d) reads its neighbours from registers it fills per step,
 // whatever their number: light up to 16 flops. At 8192^2 on an H100 (docs/runs/104): the 9-point
 // box (15 flops) fp32 at depth 2 / 4 / 6 / 8: 574 / 940 / 972 / 1015 GCells/s, fp64 368 / 577 / 597
@@ -214,7 +216,8 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     t.max_depth = std::max(1, TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth / R);
     constexpr int light = cells_only<Model>() ? kCellsLightFlops : kLightFlops;
     t.default_depth = std::max(1, (Model::flops_per_cell > light             ? kDefaultDepth2d
-                                   : kFp32Shapes<typename Model::value_type> ? kDefaultDepth2dLight32
+                                   : sizeof(typename Model::value_type) == 2 ? kDefaultDepth2dLight16
+                                   : sizeof(typename Model::value_type) == 4 ? kDefaultDepth2dLight32
                                                                              : kDefaultDepth2dLight64) /
                                       R);
     return t;
