@@ -15,15 +15,19 @@ import subprocess
 import sys
 
 
-def rows(text, command_prefix):
-    """The table rows printed under the first command that starts with command_prefix."""
+HALF = ("fp16", "bf16")
+
+
+def rows(text, command_prefix, half=False):
+    """The table rows printed under the first command that starts with command_prefix; the 16-bit
+    storage's rows only when `half` (the other tables are fp32 and fp64)."""
     out, on = {}, False
     for line in text.splitlines():
         if line.startswith("$ "):
             on = line[2:].startswith(command_prefix)
             continue
         f = line.split()
-        if on and len(f) == 11 and re.match(r"^\d+$", f[1]):
+        if on and len(f) == 11 and re.match(r"^\d+$", f[1]) and (half or f[2] not in HALF):
             out[(f[0], int(f[1]), f[2], f[3])] = {"ms": float(f[4]), "gcells": float(f[5]), "pct": float(f[7].rstrip("%"))}
     return out
 
@@ -35,6 +39,77 @@ def latest_rows(runs, command_prefix):
     for _, text in runs:
         out.update(rows(text, command_prefix))
     return out
+
+
+def half_rows(runs, model):
+    """Every row of `strata bench MODEL ...` commands that measured a 16-bit precision, fp32's
+    beside them included, each from the last run that printed it."""
+    out = {}
+    for _, text in runs:
+        for block in re.split(r"(?m)^(?=\$ )", text):
+            head = block.splitlines()[0] if block else ""
+            if head.startswith("$ strata bench " + model + " ") and re.search(r"fp16|bf16", head):
+                out.update(rows(block, head[2:], half=True))
+    return out
+
+
+def half_section(runs):
+    """#41: the targets' lines and the table of the 16-bit rows, against fp32 and torch.compile's
+    16-bit tensors measured in the same run (`anchors.py lowp`)."""
+    targets, table = [], []
+    peers = {}
+    for _, text in runs:
+        for m in re.finditer(r"^(heat3d7|heat2d5|wave3d)(?: r=4)? n=\d+ (bfloat16|float16|float32) torch.compile +"
+                             r"[\d.]+ ms/step +([\d.]+) GCells/s", text, re.M):
+            peers[(m.group(1), m.group(2))] = float(m.group(3))
+    models = [("heat3d 7pt 512³", "heat3d --stencil 7pt", "heat3d7"), ("heat3d 7pt 512³", "heat3d --precision", None),
+              ("heat3d 27pt 512³", "heat3d --stencil 27pt", None), ("wave3d 512³", "wave3d", "wave3d"),
+              ("heat2d 8192²", "heat2d", "heat2d5"), ("apf 8192²", "apf", None)]
+    merged = {}
+    for label, model, peer in models:
+        merged.setdefault(label, [{}, peer])
+        merged[label][0].update(half_rows(runs, model))
+        merged[label][1] = merged[label][1] or peer
+    for label, (r, peer) in merged.items():
+        if not any(k[2] in HALF for k in r):
+            continue
+        for prec in HALF:
+            single = [(v["ms"], k, v) for k, v in r.items() if k[2] == prec and k[0] != "temporal"]
+            single += [(v["ms"], k, v) for k, v in r.items() if k[2] == prec and k[0] == "temporal" and k[1] == 1]
+            if single:
+                ms, k, v = min(single)
+                base = r.get((k[0], k[1], "fp32", k[3]))
+                vs = f"{ratio(base['ms'] / ms)} its fp32 ({base['gcells']})" if base else "no fp32 row"
+                tc = peers.get((peer, "bfloat16")) if peer else None
+                tcs = f"; {ratio(v['gcells'] / tc)} torch.compile bf16 ({tc})" if tc else ""
+                targets.append(f"| {label} {prec}, best single sweep | ≥ 1.8× the same kernel's fp32"
+                               f"{', ≥ 1.5× torch.compile bf16' if tc else ''} | `{k[0]}`"
+                               f"{' depth 1' if k[0] == 'temporal' else ''} {v['gcells']} GCells/s ({v['pct']}% of copy): "
+                               f"{vs}{tcs} |")
+            temporal = [(v["ms"], k, v) for k, v in r.items() if k[2] == prec and k[0] == "temporal" and k[1] > 1]
+            t32 = [(v["ms"], k, v) for k, v in r.items() if k[2] == "fp32" and k[0] == "temporal" and k[1] > 1]
+            if temporal and t32:
+                ms, k, v = min(temporal)
+                ms32, k32, v32 = min(t32)
+                targets.append(f"| {label} {prec}, temporal | ≥ 1.5× fp32's temporal | {v['gcells']} at depth {k[1]}: "
+                               f"{ratio(ms32 / ms)} fp32's {v32['gcells']} (depth {k32[1]}) |")
+        for k, v in sorted(r.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+            base = r.get((k[0], k[1], "fp32", k[3]))
+            x = ratio(base["ms"] / v["ms"]) if base and k[2] != "fp32" else "-"
+            table.append(f"| {label} | `{k[0]}` | {k[1]} | {k[2]} | {v['gcells']} | {v['pct']}% | {x} |")
+    if not table:
+        return [], []
+    peer_lines = [f"| {name} | {prec} | {g} |" for (name, prec), g in sorted(peers.items())]
+    section = ["", "## 16-bit storage (fp16, bf16) against fp32", "",
+               "`scripts/gpu-check.sh half` and the stop's last run: each kernel at fp32 and at 16 bits (fp32 "
+               "arithmetic) in the same run; % of copy counts 2 bytes a value. docs/precision.md says what each "
+               "model keeps of its accuracy.", "",
+               "| model | kernel | depth | precision | GCells/s | % of copy | × fp32 |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    section += table
+    if peer_lines:
+        section += ["", "torch.compile in the same runs (`../shared/peers/anchors.py lowp`, GCells/s):", "",
+                    "| peer | tensors | GCells/s |", "| --- | --- | --- |"] + peer_lines
+    return targets, section
 
 
 def paired_rows(runs, first, second):
@@ -406,6 +481,8 @@ def main():
     if tc3 and top3:
         lines.append(f"| 3D Gray-Scott 384³ fp32 against torch.compile (same run) | ≥ 1.5× | "
                      f"{ratio(top3[0] / float(tc3.group(1)))} (`{top3[1][0]}`: {top3[0]} against {tc3.group(1)} GCells/s) |")
+    half_targets, half_table = half_section(runs)
+    lines += half_targets
     # Runs over MPI ranks (#19): bitwise against one process, case by case (tests/mpi_runs*.sh).
     mpi = [text for _, text in runs if "== tests/mpi_runs_cuda.sh" in text][-1:]
     if mpi:
@@ -513,7 +590,7 @@ def main():
                 lines.append(f"| {row}, {most} GPUs against 1 (best: {g_} {cut(g_)}, {v_['schedule']}{lent}) | "
                              f"{target} | {got} ({one['ms']} → {ms_} ms/step) |")
         four_table = out
-    lines += scaling_table + four_table
+    lines += scaling_table + four_table + half_table
     if stencil_table:
         lines += ["", "## Stencil files against the built-in models", "",
                   "`scripts/gpu-check.sh stencil`: the model generated from each file and the built-in it restates, "
