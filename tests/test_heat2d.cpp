@@ -1,6 +1,7 @@
 // heat2d, the model written as one file: its numerics against the exact solution, and every
 // layer above the engine (run, report, snapshots, checkpoints) reached through the registry.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -93,7 +94,8 @@ TEST(Heat2D, ReportCarriesTheErrorAgainstTheExactSolution) {
 // Snapshots and checkpoints come with the model for free: a frame of the last step holds what
 // the end checkpoint holds, and a run restarted halfway ends bitwise where a straight one does.
 TEST(Heat2D, SnapshotsCheckpointsAndRestartWithoutModelCode) {
-    const fs::path dir = fs::temp_directory_path() / "strata_test_heat2d";
+    // Of this process alone: another build's tests may run the same test at once.
+    const fs::path dir = fs::temp_directory_path() / ("strata_test_heat2d_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     auto run_to = [&](int steps, const std::string& name, const std::string& restart) {
         RunOptions o("heat2d", {{"n", 33}, {"steps", steps}});
