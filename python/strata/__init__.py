@@ -82,7 +82,8 @@ class Simulation:
                depth=0, wisdom="use", restart="", **params)
 
     model     "apf", "heat2d", "heat3d" or "wave3d" (or use the classes Apf, Heat2D, ...)
-    precision "fp32" or "fp64" (default: the model's, fp64; wave3d fp32)
+    precision "fp32" or "fp64" (default: the model's, fp64; wave3d fp32); "fp16" or "bf16" store
+              16 bits and compute in fp32 (docs/precision.md says what each model keeps)
     backend   "cpu" (the reference), "omp" (OpenMP) or "cuda"
     kernel    the CUDA strategy (default: the best for the problem); `strata.models()[m]["kernels"]`
     graphs    CUDA: replay the time loop as captured graphs
@@ -182,7 +183,8 @@ class Simulation:
 
     # The data.
     def field(self, name=None):
-        """A NumPy copy of a field's interior at the current step, shape `shape`."""
+        """A NumPy copy of a field's interior at the current step, shape `shape` (fp16 fields as
+        float16, bf16 fields as float32: NumPy has no bfloat16)."""
         return self._sim.field(name or self.fields[0])
 
     def device_field(self, name=None):

@@ -421,7 +421,7 @@ CommandLine::CommandLine() {
 std::vector<Precision> parse_precisions(const std::string& list) {
     std::vector<Precision> out;
     for (const auto& p : split_list(list)) out.push_back(parse_precision(p));
-    if (out.empty()) throw UsageError("--precision needs fp32, fp64 or both");
+    if (out.empty()) throw UsageError("--precision needs one or more of fp32, fp64, fp16 and bf16");
     return out;
 }
 

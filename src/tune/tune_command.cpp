@@ -105,7 +105,7 @@ void tune_precision(const TuneOptions& o, const ModelInfo& model, std::ostream& 
 
 void run_tune(const TuneOptions& o, std::ostream& out) {
     const ModelInfo& model = find_model(o.model);
-    if (o.precisions.empty()) throw UsageError("--precision needs fp32, fp64 or both");
+    if (o.precisions.empty()) throw UsageError("--precision needs one or more of fp32, fp64, fp16 and bf16");
     if (cuda_device_count() == 0) throw Error("strata tune measures on the GPU, and this machine has none");
     for (Precision p : o.precisions) {
         with_precision(p, [&]<class T>(std::type_identity<T>) { tune_precision<T>(o, model, out); });
