@@ -13,10 +13,10 @@
 // other instruction (Nsight Compute showed the previous version of this kernel, one word per
 // access and its cells strided across the tile, issue-bound at 48 instructions per cell
 // update). Hence:
-// - each thread owns V = kLanes<T> consecutive cells of one row: a 16-byte (8 at 16 bits) shared-memory
-//   access per row reads all of them, and their x-neighbours are the thread's own registers, or
-//   its warp neighbours' (one shuffle each way; the tile's edge columns get a wrong value there,
-//   which only the inexact edge cells use);
+// - each thread owns V = kLanes<T> consecutive cells of one row: a 16-byte shared-memory access
+//   (8 bytes at 16 bits) per row reads all of them, and their x-neighbours are the thread's own
+//   registers, or its warp neighbours' (one shuffle each way; the tile's edge columns get a wrong
+//   value there, which only the inexact edge cells use);
 // - a cell's update is split as the model's `partial` (planes z-1 and z) and `finish` (plane
 //   z+1), so the register queue holds per cell and level the newest plane's sums and one partial
 //   sum (two words for a star stencil) instead of two planes' sums;
@@ -51,7 +51,7 @@ constexpr int partial_words() {
 
 // A thread's word (16 bytes, or 8 at 16 bits) in shared memory at a 32-bit shared address.
 template <class Vec>
-__device__ __forceinline__ Vec lds16(unsigned a) {
+__device__ __forceinline__ Vec lds_word(unsigned a) {
     static_assert(sizeof(Vec) == 16 || sizeof(Vec) == 8);
     Vec v;
     if constexpr (sizeof(Vec) == 16) {
@@ -68,7 +68,7 @@ __device__ __forceinline__ Vec lds16(unsigned a) {
     return v;
 }
 template <class Vec>
-__device__ __forceinline__ void sts16(unsigned a, const Vec& v) {
+__device__ __forceinline__ void sts_word(unsigned a, const Vec& v) {
     static_assert(sizeof(Vec) == 16 || sizeof(Vec) == 8);
     if constexpr (sizeof(Vec) == 16) {
         uint4 u;
@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
         slot = slot + 1 == S ? 0 : slot + 1;
 
         // Level l's own cells, newest plane.
-        Vec cur = pin ? lds16<Vec>(a_own + off) : *reinterpret_cast<const Vec*>(src + own);
+        Vec cur = pin ? lds_word<Vec>(a_own + off) : *reinterpret_cast<const Vec*>(src + own);
 #pragma unroll
         for (int l = 0; l < K; ++l) {
             // Level l's planes start at z0 - K + l, reached at q = qa + 2l (each level lags one
@@ -191,8 +191,8 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
             // Rows y-1, y, y+1 of columns x-1 .. x+V, widened once (at 16 bits a value feeds up to
             // three cells' sums).
             compute_t<T> w[3][V + 2];
-            const Vec a = pin ? lds16<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up),
-                      b = pin ? lds16<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down);
+            const Vec a = pin ? lds_word<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up),
+                      b = pin ? lds_word<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down);
 #pragma unroll
             for (int v = 0; v < V; ++v) w[0][v + 1] = a.v[v], w[1][v + 1] = cur.v[v], w[2][v + 1] = b.v[v];
 #pragma unroll
@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
             }
             if (l + 1 < K) {
                 if constexpr (pin)
-                    sts16(a_own + (S + l) * PLANE, nxt);
+                    sts_word(a_own + (S + l) * PLANE, nxt);
                 else
                     *reinterpret_cast<Vec*>(levels + l * CELLS + own) = nxt;
             } else if (store_xy && p >= z0 && p < z1) {
