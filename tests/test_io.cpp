@@ -177,6 +177,40 @@ TEST(Snapshots, Hdf5FramesHoldTheFieldAndAnXdmfSeriesListsThem) {
               std::string::npos);
 }
 
+// A 16-bit run's frames are fp32 (VTK and XDMF know no 16-bit float): the stored values, widened
+// exactly; the checkpoint beside them keeps the 16 bits.
+TEST(Snapshots, HalfPrecisionFramesAreFp32ValuesOfTheField) {
+    TempDir dir;
+    for (const char* prec : {"fp16", "bf16"}) {
+        const std::string out = dir / prec, ck = dir / (std::string(prec) + ".ck");
+        ASSERT_EQ(cli({"run", "heat3d", "-n", "12", "--steps", "4", "--every", "4", "--precision", prec, "--out", out,
+                       "--checkpoint", ck})
+                      .code,
+                  0);
+        const io::VtiField v = io::read_vti(out + "/heat3d_000004.vti");
+        EXPECT_EQ(v.precision, Precision::fp32) << prec;
+        const io::Checkpoint c = io::read_checkpoint(ck);
+        ASSERT_EQ(c.header.precision, parse_precision(prec));
+        std::vector<double> want;
+        if (c.header.precision == Precision::fp16)
+            for (f16 x : interior_values(c.field<f16>(0))) want.push_back(double(float(x)));
+        else
+            for (bf16 x : interior_values(c.field<bf16>(0))) want.push_back(double(float(x)));
+        EXPECT_EQ(v.values, want) << prec;
+        if (!io::hdf5_available()) continue;
+        ASSERT_EQ(cli({"run", "heat3d", "-n", "12", "--steps", "4", "--every", "4", "--precision", prec, "--out",
+                       out + "h5", "--snapshot-format", "h5"})
+                      .code,
+                  0);
+        EXPECT_NE(read_bytes(out + "h5/heat3d.xmf").find("Precision=\"4\""), std::string::npos) << prec;
+        const std::string h5 = read_bytes(out + "h5/heat3d_000004.h5");
+        const std::vector<float> floats(want.begin(), want.end());
+        EXPECT_NE(h5.find(std::string(reinterpret_cast<const char*>(floats.data()), floats.size() * sizeof(float))),
+                  std::string::npos)
+            << prec;
+    }
+}
+
 TEST(Vti, TruncatedFileIsAClearError) {
     TempDir dir;
     const auto v = random_values<float>(9 * 4, 4);
