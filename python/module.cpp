@@ -191,53 +191,31 @@ public:
         if (interrupted) throw py::error_already_set();
     }
 
+    // A field's interior as NumPy holds it: fp32 and fp64 as themselves, fp16 as NumPy's float16
+    // (the stored bits), bf16 as float32 (NumPy has no bfloat16; every value converts exactly).
     template <class T>
-    py::array_t<T> field_as(const std::string& name) {
+    py::array field_as(const std::string& name) {
         HostField<T> u;
         {
             py::gil_scoped_release nogil;
             u = sim_->engine_as<T>().field(name);
         }
+        using Out = std::conditional_t<std::is_same_v<T, f16>, std::uint16_t, compute_t<T>>;
         const Extent& e = u.extent;
-        py::array_t<T> a(shape(e));
-        T* out = a.mutable_data();
+        py::array a(std::is_same_v<T, f16> ? py::dtype("float16") : py::dtype::of<Out>(), shape(e));
+        Out* out = static_cast<Out*>(a.mutable_data());
         for (int k = 0; k < e.nz; ++k)
             for (int j = 0; j < e.ny; ++j)
-                for (int i = 0; i < e.nx; ++i) *out++ = u.at(i, j, k);
-        return a;
-    }
-    // 16-bit fields: fp16 as NumPy's float16 (the bits), bf16 as float32 (NumPy has no bfloat16;
-    // every value converts exactly).
-    py::array field(const std::string& name) {
-        switch (sim_->precision()) {
-            case Precision::fp32: return field_as<float>(name);
-            case Precision::fp64: return field_as<double>(name);
-            case Precision::fp16: return half_field<f16>(name, py::dtype("float16"));
-            case Precision::bf16: break;
-        }
-        return half_field<bf16>(name, py::dtype("float32"));
-    }
-    template <class T>
-    py::array half_field(const std::string& name, const py::dtype& type) {
-        HostField<T> u;
-        {
-            py::gil_scoped_release nogil;
-            u = sim_->engine_as<T>().field(name);
-        }
-        const Extent& e = u.extent;
-        py::array a(type, shape(e));
-        auto* bits = static_cast<std::uint16_t*>(a.mutable_data());
-        auto* floats = static_cast<float*>(a.mutable_data());
-        std::size_t n = 0;
-        for (int k = 0; k < e.nz; ++k)
-            for (int j = 0; j < e.ny; ++j)
-                for (int i = 0; i < e.nx; ++i, ++n) {
+                for (int i = 0; i < e.nx; ++i) {
                     if constexpr (std::is_same_v<T, f16>)
-                        bits[n] = u.at(i, j, k).bits;
+                        *out++ = u.at(i, j, k).bits;
                     else
-                        floats[n] = float(u.at(i, j, k));
+                        *out++ = Out(u.at(i, j, k));
                 }
         return a;
+    }
+    py::array field(const std::string& name) {
+        return with_precision(sim_->precision(), [&]<class T>(std::type_identity<T>) { return field_as<T>(name); });
     }
 
     // At 16 bits the values are taken as float32 and rounded to the storage type (to nearest even).

@@ -80,26 +80,26 @@ std::vector<float> probes(int exponent_bits, int mantissa_bits) {
     return v;
 }
 
-TEST(Half, HostRoundsToTheNearestFp16TiesToEven) {
-    for (float x : probes(5, 10)) {
+// Every probe rounds to the pattern the search finds.
+template <class H>
+void rounds_to_nearest(int exponent_bits, int mantissa_bits) {
+    for (float x : probes(exponent_bits, mantissa_bits)) {
         if (std::isnan(x)) continue;
-        const std::uint16_t want = nearest(x, 5, 10);
-        ASSERT_EQ(f16(x).bits, want) << x;
+        ASSERT_EQ(H(x).bits, nearest(x, exponent_bits, mantissa_bits)) << x;
     }
+    EXPECT_TRUE(std::isnan(float(H(std::numeric_limits<float>::quiet_NaN()))));
+}
+
+TEST(Half, HostRoundsToTheNearestFp16TiesToEven) {
+    rounds_to_nearest<f16>(5, 10);
     EXPECT_EQ(f16(1.0f).bits, 0x3c00);
     EXPECT_EQ(f16(65504.0f).bits, 0x7bff);
     EXPECT_EQ(f16(65520.0f).bits, 0x7c00);  // the tie past the largest finite rounds to infinity
-    EXPECT_TRUE(std::isnan(float(f16(std::numeric_limits<float>::quiet_NaN()))));
 }
 
 TEST(Half, HostRoundsToTheNearestBf16TiesToEven) {
-    for (float x : probes(8, 7)) {
-        if (std::isnan(x)) continue;
-        const std::uint16_t want = nearest(x, 8, 7);
-        ASSERT_EQ(bf16(x).bits, want) << x;
-    }
+    rounds_to_nearest<bf16>(8, 7);
     EXPECT_EQ(bf16(1.0f).bits, 0x3f80);
-    EXPECT_TRUE(std::isnan(float(bf16(std::numeric_limits<float>::quiet_NaN()))));
 }
 
 TEST(Half, EveryPatternConvertsToFloatExactlyAndBack) {

@@ -388,6 +388,18 @@ TEST(SnapshotWriter, AnErrorOnAWriterThreadReachesTheCaller) {
     EXPECT_THROW(writer.finish(), Error);  // and it stays reported
 }
 
+// The header of the round-trip tests' apf checkpoint (41 x 28 points, step 123 at t = 4.5), read back.
+void expect_apf_header(const io::CheckpointHeader& got, const io::CheckpointHeader& h) {
+    EXPECT_EQ(got.model, "apf");
+    EXPECT_EQ(got.precision, Precision::fp32);
+    EXPECT_EQ(got.nx, 41);
+    EXPECT_EQ(got.ny, 28);
+    EXPECT_EQ(got.dims, 2);
+    EXPECT_EQ(got.step, 123);
+    EXPECT_EQ(got.t, 4.5);
+    EXPECT_EQ(got.params, h.params);
+}
+
 TEST(Checkpoint, RoundTripsHeaderAndFieldsBitwise) {
     TempDir dir;
     const ApfParams p = ApfParams::for_mesh(40, 27);
@@ -397,13 +409,7 @@ TEST(Checkpoint, RoundTripsHeaderAndFieldsBitwise) {
     io::write_checkpoint<float>(dir / "c.ck", h, {{"E", &f.e}, {"R", &f.r}});
     EXPECT_FALSE(fs::exists(dir / "c.ck.tmp"));
     const io::Checkpoint c = io::read_checkpoint(dir / "c.ck");
-    EXPECT_EQ(c.header.model, "apf");
-    EXPECT_EQ(c.header.precision, Precision::fp32);
-    EXPECT_EQ(c.header.nx, 41);
-    EXPECT_EQ(c.header.ny, 28);
-    EXPECT_EQ(c.header.step, 123);
-    EXPECT_EQ(c.header.t, 4.5);
-    EXPECT_EQ(c.header.params, h.params);
+    expect_apf_header(c.header, h);
     EXPECT_EQ(c.field_names, (std::vector<std::string>{"E", "R"}));
     EXPECT_TRUE(test::bitwise_equal(c.field<float>(0), f.e));
     EXPECT_TRUE(test::bitwise_equal(c.field<float>(1), f.r));
@@ -442,14 +448,7 @@ TEST(Hdf5Checkpoint, RoundTripsHeaderFieldsAndArraysBitwise) {
     EXPECT_FALSE(fs::exists(dir / "c.h5.tmp"));
     EXPECT_TRUE(io::is_hdf5(dir / "c.h5"));
     const io::Checkpoint c = io::read_checkpoint(dir / "c.h5");
-    EXPECT_EQ(c.header.model, "apf");
-    EXPECT_EQ(c.header.precision, Precision::fp32);
-    EXPECT_EQ(c.header.nx, 41);
-    EXPECT_EQ(c.header.ny, 28);
-    EXPECT_EQ(c.header.dims, 2);
-    EXPECT_EQ(c.header.step, 123);
-    EXPECT_EQ(c.header.t, 4.5);
-    EXPECT_EQ(c.header.params, h.params);
+    expect_apf_header(c.header, h);
     EXPECT_EQ(c.field_names, (std::vector<std::string>{"R", "E"}));  // as written, not by name
     EXPECT_TRUE(test::bitwise_equal(c.field<float>(1), f.e));
     EXPECT_TRUE(test::bitwise_equal(c.field<float>(0), f.r));

@@ -27,27 +27,25 @@ inline constexpr int kWideLanes = 16 / int(sizeof(T));
 template <class T>
 inline constexpr bool kFp32Shapes = sizeof(T) <= 4;
 
-// Warp shuffles of one value of a storage type among all 32 lanes (the intrinsics take no
-// 16-bit class type: those travel as their bits).
-template <class T>
-__device__ __forceinline__ T shfl_up(T v, unsigned delta, int width = 32) {
+// Warp shuffles of one value of a storage type among all 32 lanes: `shuffle` is the intrinsic's
+// call, which takes no 16-bit class type (those travel as their bits).
+template <class T, class Shuffle>
+__device__ __forceinline__ T shuffled(T v, Shuffle shuffle) {
     if constexpr (sizeof(T) == 2) {
         T r;
-        r.bits = static_cast<unsigned short>(__shfl_up_sync(~0u, unsigned(v.bits), delta, width));
+        r.bits = static_cast<unsigned short>(shuffle(unsigned(v.bits)));
         return r;
     } else {
-        return __shfl_up_sync(~0u, v, delta, width);
+        return shuffle(v);
     }
 }
 template <class T>
+__device__ __forceinline__ T shfl_up(T v, unsigned delta, int width = 32) {
+    return shuffled(v, [&](auto x) { return __shfl_up_sync(~0u, x, delta, width); });
+}
+template <class T>
 __device__ __forceinline__ T shfl_down(T v, unsigned delta, int width = 32) {
-    if constexpr (sizeof(T) == 2) {
-        T r;
-        r.bits = static_cast<unsigned short>(__shfl_down_sync(~0u, unsigned(v.bits), delta, width));
-        return r;
-    } else {
-        return __shfl_down_sync(~0u, v, delta, width);
-    }
+    return shuffled(v, [&](auto x) { return __shfl_down_sync(~0u, x, delta, width); });
 }
 
 struct DevGrid {
