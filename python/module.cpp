@@ -215,7 +215,8 @@ public:
         return a;
     }
     py::array field(const std::string& name) {
-        return with_precision(sim_->precision(), [&]<class T>(std::type_identity<T>) { return field_as<T>(name); });
+        return with_precision(sim_->precision(),
+                              [&]<class T>(std::type_identity<T>) { return field_as<T>(name); });
     }
 
     // At 16 bits the values are taken as float32 and rounded to the storage type (to nearest even).
