@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -125,6 +125,31 @@ if want general || want general2d || want general3d; then  # #40: the kinds of f
       echo "\$ python3 ../shared/peers/anchors.py copy gs3d" | tee -a "$out/bench.txt"
       python3 .peers/anchors.py copy gs3d 2>&1 | grep -v Warning | tee -a "$out/bench.txt"
     fi
+  fi
+  unset STRATA_CACHE_DIR
+fi
+if want half-stencil; then  # stencil files at 16 bits (#41): their GPU tests, the first compile, each kind of file at fp32, bf16 and fp16
+  ctest --test-dir $build -R 'Half|StencilCuda' --output-on-failure -j 4 > "$out/tests-half-stencil.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failure|Expected|Which is|differs|FAILED" "$out/tests-half-stencil.txt" | head -40
+  export STRATA_CACHE_DIR=$PWD/$build/stencil-cache-first
+  for f in examples/stencils/heat7.stencil examples/stencils/gray-scott.stencil bench/stencils/gray-scott3d.stencil examples/stencils/wave8.stencil; do
+    rm -rf "$STRATA_CACHE_DIR"
+    for run in first cached; do
+      echo "\$ strata run $f -n 64 --steps 1 --backend cuda   # $run" | tee -a "$out/bench.txt"
+      TIMEFORMAT="wall %R s"; { time $build/strata run $f -n 64 --steps 1 --backend cuda 2>&1 | grep -E "model:|error"; } 2>&1 | tee -a "$out/bench.txt"
+    done
+    grep -h "NVRTC:" "$STRATA_CACHE_DIR"/kernels/*.log | tee -a "$out/bench.txt"
+  done
+  export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
+  bench examples/stencils/heat7.stencil --precision fp32,bf16,fp16 --kernels cached,temporal --depth 2,4 --repeats 5
+  bench bench/stencils/heat-box27.stencil --precision fp32,bf16 --kernels stream,cached,temporal --depth 1,2 --repeats 5
+  bench bench/stencils/gray-scott3d.stencil -n 384 --precision fp32,bf16,fp16 --kernels stream,cached,temporal --depth 1,2,3 --repeats 5
+  bench examples/stencils/gray-scott.stencil --precision fp32,bf16,fp16 --kernels planes,multi4,temporal --depth 1,4,8 --repeats 5
+  bench bench/stencils/aniso9-2d.stencil --precision fp32,bf16 --kernels naive,cached,temporal --depth 1,4,8 --repeats 5
+  bench examples/stencils/wave8.stencil --precision fp32,bf16,fp16 --kernels planes,async --repeats 5
+  if [ -f .peers/anchors.py ]; then
+    echo "\$ python3 ../shared/peers/anchors.py copy gs3d lowp" | tee -a "$out/bench.txt"
+    python3 .peers/anchors.py copy gs3d lowp 2>&1 | grep -v Warning | tee -a "$out/bench.txt"
   fi
   unset STRATA_CACHE_DIR
 fi

@@ -59,6 +59,10 @@ void heat_equals_builtin(Backend backend) {
 }
 TEST(StencilRun, HeatFileEqualsBuiltinBitwiseCpuFp64) { heat_equals_builtin<double>(Backend::cpu); }
 TEST(StencilRun, HeatFileEqualsBuiltinBitwiseOmpFp32) { heat_equals_builtin<float>(Backend::omp); }
+TEST(StencilRun, HeatFileEqualsBuiltinBitwiseAt16Bits) {  // (the arithmetic fp32, the stores rounded alike)
+    heat_equals_builtin<f16>(Backend::cpu);
+    heat_equals_builtin<bf16>(Backend::omp);
+}
 
 // apf.stencil writes the built-in apf's update in its order (a let for the diffusion, then the
 // reaction), and its alpha and dt follow from the mesh as the classic program's do: the same bits
@@ -82,6 +86,10 @@ void apf_equals_builtin(Backend backend) {
 }
 TEST(StencilRun, ApfFileEqualsBuiltinBitwiseCpuFp64) { apf_equals_builtin<double>(Backend::cpu); }
 TEST(StencilRun, ApfFileEqualsBuiltinBitwiseOmpFp32) { apf_equals_builtin<float>(Backend::omp); }
+TEST(StencilRun, ApfFileEqualsBuiltinBitwiseAt16Bits) {
+    apf_equals_builtin<f16>(Backend::omp);
+    apf_equals_builtin<bf16>(Backend::cpu);
+}
 
 // -t/--time: the classic schedule (t += dt while t < T) in steps of the param dt, so apf.stencil
 // stops where the built-in does, at the same time; refused beside --steps, and without a dt.
@@ -305,6 +313,10 @@ void heat7_equals_builtin(Backend backend, const std::string& file = "heat7.sten
 }
 TEST(StencilRun, Heat7FileEqualsBuiltinBitwiseCpuFp64) { heat7_equals_builtin<double>(Backend::cpu); }
 TEST(StencilRun, Heat7FileEqualsBuiltinBitwiseOmpFp32) { heat7_equals_builtin<float>(Backend::omp); }
+TEST(StencilRun, Heat7FileEqualsBuiltinBitwiseAt16Bits) {
+    heat7_equals_builtin<f16>(Backend::cpu);
+    heat7_equals_builtin<bf16>(Backend::omp);
+}
 
 // diffusion3d.stencil, 3D heat as `u + c * lap(u)`: lap sums as heat3d does, so the file has
 // heat3d's plane sums (heat3d's ladder, temporal and the TMA included) and bits.
@@ -362,6 +374,10 @@ void wave8_equals_builtin(Backend backend) {
 }
 TEST(StencilRun, Wave8FileEqualsBuiltinBitwiseCpuFp64) { wave8_equals_builtin<double>(Backend::cpu); }
 TEST(StencilRun, Wave8FileEqualsBuiltinBitwiseOmpFp32) { wave8_equals_builtin<float>(Backend::omp); }
+TEST(StencilRun, Wave8FileEqualsBuiltinBitwiseAt16Bits) {
+    wave8_equals_builtin<f16>(Backend::omp);
+    wave8_equals_builtin<bf16>(Backend::cpu);
+}
 
 // tests/stencils/mixed3d.stencil, a cells-only 3D model of everything at once (two fields through
 // neighbourhoods of radius 2 with a box offset, two at their cell, a coefficient of the position,

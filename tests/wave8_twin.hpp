@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "strata/models/wave3d.hpp"
@@ -43,9 +44,12 @@ struct Wave8Twin {
         if (text.find(from) == std::string::npos) throw std::runtime_error("wave8.stencil no longer says: " + from);
         text.replace(text.find(from), from.size(), "coefficient vdt2 = file(\"vdt2.raw\")");
         std::ofstream(dir / "wave8.stencil") << text;
-        const std::vector<T> raw = interior_values(wave_vdt2<T>(params, velocity));
+        // (a file holds float32 or float64: 16-bit values go as float32, which holds each exactly)
+        using Raw = std::conditional_t<sizeof(T) == 2, float, T>;
+        std::vector<Raw> raw;
+        for (T v : interior_values(wave_vdt2<T>(params, velocity))) raw.push_back(Raw(v));
         std::ofstream(dir / "vdt2.raw", std::ios::binary)
-            .write(reinterpret_cast<const char*>(raw.data()), std::streamsize(raw.size() * sizeof(T)));
+            .write(reinterpret_cast<const char*>(raw.data()), std::streamsize(raw.size() * sizeof(Raw)));
         model = &find_model((dir / "wave8.stencil").string());
         const Laplacian8 l;
         generated = model->box(Params{{"params", "c0x3=" + exact(3 * l.c[0]) + ",c1=" + exact(l.c[1]) + ",c2=" +

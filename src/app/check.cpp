@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <ostream>
+#include <string>
 
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
@@ -42,7 +44,16 @@ int check_precision(const CheckOptions& o, const ModelInfo& m, const Problem& p,
         for (int depth : depths) {
             EngineOptions eo{k, false};
             eo.depth = depth;
-            auto e = make_engine<T>(p, o.backend, eo, &init);
+            std::unique_ptr<TypedEngine<T>> e;
+            try {
+                e = make_engine<T>(p, o.backend, eo, &init);
+            } catch (const UsageError& refused) {  // a strategy without this precision says why: not a failure
+                char line[64];
+                std::snprintf(line, sizeof line, "%-9s %5s %-5s ", k.c_str(), "-",
+                              std::string(to_string(precision_of<T>())).c_str());
+                out << line << "refused: " << refused.what() << "\n";
+                break;
+            }
             e->advance(o.steps);
             double worst = -1;
             std::string which;

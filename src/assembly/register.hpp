@@ -51,9 +51,8 @@ int model_engine_depth(const Problem& problem, Backend backend, const EngineOpti
 #endif
 }
 
-// Half: whether the model has engines storing fp16 and bf16 (a stencil file's do not yet: its
-// shared object would compile every strategy twice more).
-template <class P, bool Half = true>
+// Every model has engines of every precision (types.hpp): fp64, fp32, and fp16 and bf16 storage.
+template <class P>
 ModelInfo registered_model() {
     ModelInfo m = P::describe();
     using Kernel = typename P::template Kernel<float>;
@@ -117,12 +116,10 @@ ModelInfo registered_model() {
     std::get<EngineMaker<double>>(m.engines) = &make_model_engine<P, double>;
     m.depths[int(Precision::fp32)] = &model_engine_depth<P, float>;
     m.depths[int(Precision::fp64)] = &model_engine_depth<P, double>;
-    if constexpr (Half) {
-        std::get<EngineMaker<f16>>(m.engines) = &make_model_engine<P, f16>;
-        std::get<EngineMaker<bf16>>(m.engines) = &make_model_engine<P, bf16>;
-        m.depths[int(Precision::fp16)] = &model_engine_depth<P, f16>;
-        m.depths[int(Precision::bf16)] = &model_engine_depth<P, bf16>;
-    }
+    std::get<EngineMaker<f16>>(m.engines) = &make_model_engine<P, f16>;
+    std::get<EngineMaker<bf16>>(m.engines) = &make_model_engine<P, bf16>;
+    m.depths[int(Precision::fp16)] = &model_engine_depth<P, f16>;
+    m.depths[int(Precision::bf16)] = &model_engine_depth<P, bf16>;
     return m;
 }
 

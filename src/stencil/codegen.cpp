@@ -312,7 +312,7 @@ public:
 
     std::string operator()(const Expr& e) const {
         auto arg = [&](int i) { return (*this)(*e.args[std::size_t(i)]); };
-        const std::string t = layout_ ? "T" : "double";
+        const std::string t = layout_ ? "R" : "double";
         if (&e == term_) return "lap";
         switch (e.kind) {
             case Expr::Kind::number: return cat({t, "(", number(e.value), ")"});
@@ -333,7 +333,7 @@ public:
                 if (!own_.empty()) return own_;
                 std::string at = layout_->hoods.size() > 1 ? std::to_string(layout_->index(e.name)) : "";
                 for (int d : e.offset) at += cat({at.empty() ? "" : ", ", std::to_string(d)});
-                return cat({"nb(", at, ")"});
+                return cat({"R(nb(", at, "))"});  // (a 16-bit value widened: the arithmetic's type)
             }
             case Expr::Kind::unary:
                 return e.op == "-" ? cat({"(-", arg(0), ")"}) : cat({t, "(", arg(0), " == ", t, "(0))"});
@@ -370,10 +370,10 @@ private:
 
 // The params as the functor's members in the precision, set from the run's values.
 void params_and_constructor(std::ostream& o, const Spec& spec) {
-    for (const auto& [name, value] : spec.params) o << "    T p_" << name << ";\n";
+    for (const auto& [name, value] : spec.params) o << "    R p_" << name << ";\n";
     o << "\n    explicit Kernel(const double* p)";
     for (std::size_t i = 0; i < spec.params.size(); ++i)
-        o << (i ? ", " : " : ") << "p_" << spec.params[i].first << "(T(p[" << i << "]))";
+        o << (i ? ", " : " : ") << "p_" << spec.params[i].first << "(R(p[" << i << "]))";
     o << " { (void)p; }\n\n";
 }
 
@@ -426,14 +426,14 @@ void cells_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emi
       << "        (void)nb, (void)p;\n";
     for (int n = 0; n < S; ++n) {
         const std::string& name = l.states[std::size_t(n)]->name;
-        o << "        const T s_" << name << " = p.s[" << n << "];\n        (void)s_" << name << ";\n";
+        o << "        const R s_" << name << " = p.s[" << n << "];\n        (void)s_" << name << ";\n";
     }
     for (int n = 0; n < C; ++n) {
         const std::string& name = l.coefs[std::size_t(n)]->name;
-        o << "        const T k_" << name << " = p.c[" << n << "];\n        (void)k_" << name << ";\n";
+        o << "        const R k_" << name << " = p.c[" << n << "];\n        (void)k_" << name << ";\n";
     }
     for (const Update& u : spec.updates)
-        o << "        const T " << (u.local ? "l_" : "n_") << u.field << " = " << kernel(*u.value) << ";\n";
+        o << "        const R " << (u.local ? "l_" : "n_") << u.field << " = " << kernel(*u.value) << ";\n";
     for (int h = 0; h < H; ++h) o << "        u[" << h << "] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
     for (int n = 0; n < S; ++n)
         o << "        p.s[" << n << "] = n_" << l.states[std::size_t(n)]->name << ";\n";
@@ -469,34 +469,34 @@ void planes_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
       << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { (void)f, (void)i; return "
          "{}; }\n\n"
       << "    // `u(di, dj)` reads one plane at an in-plane offset.\n"
-      << "    template <class Nb2>\n    STRATA_HD PlaneSums<T> plane_sums(const Nb2& u) const {\n"
-      << "        PlaneSums<T> s;\n        s.center = u(0, 0);\n"
+      << "    template <class Nb2>\n    STRATA_HD PlaneSums<R> plane_sums(const Nb2& u) const {\n"
+      << "        PlaneSums<R> s;\n        s.center = u(0, 0);\n"
       << (chain ? "        s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);\n"
                 : "        s.edge = (u(-1, 0) + u(1, 0)) + (u(0, -1) + u(0, 1));\n")
-      << "        s.corner = T(0);\n        return s;\n    }\n"
-      << "    struct Partial {\n        T faces, edges, corners;\n    };\n"
+      << "        s.corner = R(0);\n        return s;\n    }\n"
+      << "    struct Partial {\n        R faces, edges, corners;\n    };\n"
       << "    static constexpr int partial_words = " << (chain ? 1 : 2) << ";  // (temporal3d.cuh)\n"
-      << "    STRATA_HD Partial partial(const PlaneSums<T>& below, const PlaneSums<T>& at) const {\n"
-      << (chain ? "        return {at.edge + below.center, T(0), T(0)};\n    }\n"
-                : "        return {at.edge, below.center, T(0)};  // (the plane below waits for the one "
+      << "    STRATA_HD Partial partial(const PlaneSums<R>& below, const PlaneSums<R>& at) const {\n"
+      << (chain ? "        return {at.edge + below.center, R(0), R(0)};\n    }\n"
+                : "        return {at.edge, below.center, R(0)};  // (the plane below waits for the one "
                   "above)\n    }\n")
-      << "    STRATA_HD T finish(const PlaneSums<T>& at, const Partial& p, const PlaneSums<T>& above) const "
+      << "    STRATA_HD R finish(const PlaneSums<R>& at, const Partial& p, const PlaneSums<R>& above) const "
          "{\n"
-      << (chain ? "        const T c = at.center, faces = p.faces + above.center;\n"
-                : "        const T c = at.center, faces = p.faces + (p.edges + above.center);\n")
+      << (chain ? "        const R c = at.center, faces = p.faces + above.center;\n"
+                : "        const R c = at.center, faces = p.faces + (p.edges + above.center);\n")
       << "        (void)c, (void)faces;\n";
     for (const Update& up : spec.updates)
-        o << "        const T " << (up.local ? "l_" : "n_") << up.field << " = " << kernel(*up.value) << ";\n";
+        o << "        const R " << (up.local ? "l_" : "n_") << up.field << " = " << kernel(*up.value) << ";\n";
     o << "        return n_" << u << ";\n    }\n"
-      << "    STRATA_HD T update_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above) const {\n"
+      << "    STRATA_HD R update_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above) const {\n"
       << "        return finish(at, partial(below, at), above);\n    }\n"
       << "    // `u(di, dj, dk)` reads the old field at an offset.\n"
-      << "    template <class Nb>\n    STRATA_HD T update(const Nb& u) const {\n"
+      << "    template <class Nb>\n    STRATA_HD R update(const Nb& u) const {\n"
       << "        auto plane = [&](int dk) { return plane_sums([&](int di, int dj) { return u(di, dj, dk); }); };\n"
       << "        return update_planes(plane(-1), plane(0), plane(1));\n    }\n"
       << "    template <class Nb>\n"
       << "    STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(u); }\n"
-      << "    STRATA_HD void store_planes(const PlaneSums<T>& below, const PlaneSums<T>& at, const PlaneSums<T>& above, "
+      << "    STRATA_HD void store_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above, "
          "Point,\n                                const Fields& f, std::int64_t i) const {\n"
       << "        f.out[i] = update_planes(below, at, above);\n    }\n";
 }
@@ -514,12 +514,12 @@ void wave_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emit
     params_and_constructor(o, spec);
     o << "    STRATA_HD static Fields bind(const FieldPtrs<T, 3>& b) { return {b.in[0], b.out[0], b.in[2]}; }\n\n"
       << "    // The term of " << u << "'s update that reads its neighbourhood, nb(di, dj, dk).\n"
-      << "    template <class Nb>\n    STRATA_HD T laplacian(const Nb& nb) const {\n        (void)nb;\n"
+      << "    template <class Nb>\n    STRATA_HD R laplacian(const Nb& nb) const {\n        (void)nb;\n"
       << "        return " << kernel.inline_lets()(*l.lap) << ";\n    }\n"
-      << "    STRATA_HD T eta(int, int, int) const { return T(0); }\n"
+      << "    STRATA_HD R eta(int, int, int) const { return R(0); }\n"
       << "    // " << u << "'s new value from its own, " << q << ", " << c << " and the term (`lap`).\n"
-      << "    STRATA_HD T update(T own, T prev, T coef, T lap, T eta) const {\n"
-      << "        const T s_" << q << " = prev, k_" << c << " = coef;\n"
+      << "    STRATA_HD R update(R own, R prev, R coef, R lap, R eta) const {\n"
+      << "        const R s_" << q << " = prev, k_" << c << " = coef;\n"
       << "        (void)own, (void)s_" << q << ", (void)k_" << c << ", (void)lap, (void)eta;\n"
       << "        return " << kernel.pointwise(l.lap, "own")(*l.next) << ";\n    }\n"
       << "    template <class Nb>\n"
@@ -552,17 +552,20 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
     std::istringstream text(spec.text);
     for (std::string line; std::getline(text, line);) o << "//   " << line << "\n";
     // Compiled in parts side by side (compile.cpp): the registration and the CPU engines
-    // (STRATA_STENCIL_MAIN), the CUDA engines of each precision (STRATA_STENCIL_CUDA_F32, _F64).
+    // (STRATA_STENCIL_MAIN), the CUDA engines of each precision (STRATA_STENCIL_CUDA_F32, _F64, _F16,
+    // _BF16).
     // NVRTC compiles the kernel functor and the initial state alone (stencil/rtc.cpp): the rest is
     // the host's.
     o << "\n#include \"stencil/kernel.hpp\"\n#include \"strata/core/plane_sums.hpp\"\n#ifndef __CUDACC_RTC__\n"
       << "#include \"assembly/register.hpp\"\n#include \"stencil/model.hpp\"\n"
-      << "#if defined(STRATA_STENCIL_CUDA_F32) || defined(STRATA_STENCIL_CUDA_F64)\n"
+      << "#if defined(STRATA_STENCIL_CUDA_F32) || defined(STRATA_STENCIL_CUDA_F64) || \\\n"
+      << "    defined(STRATA_STENCIL_CUDA_F16) || defined(STRATA_STENCIL_CUDA_BF16)\n"
       << "#include \"cuda/engine.cuh\"\n#endif\n#endif\n\nnamespace strata::stencil::" << symbol << " {\n\n";
 
     // The kernel functor.
     o << "template <class T>\nstruct Kernel {\n"
       << "    using value_type = T;\n"
+      << "    using R = compute_t<T>;  // the arithmetic: T, or fp32 for 16-bit storage\n"
       << "    static constexpr int dims = " << D << ";\n"
       << "    static constexpr int radius = " << l.radius << ";\n"
       << "    static constexpr int stencil_points = " << stencil_points(spec) << ";\n"
@@ -616,14 +619,14 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
         auto updates = [&](const char* indent) {
             std::string s;
             for (const Update& u : spec.updates)
-                s += cat({indent, "const T ", u.local ? "l_" : "n_", u.field, " = ", kernel(*u.value), ";\n"});
+                s += cat({indent, "const R ", u.local ? "l_" : "n_", u.field, " = ", kernel(*u.value), ";\n"});
             return s;
         };
         if (H > 1) {  // every field's new value at once (the temporal kernel keeps them in registers)
             o << "    template <class Nb, class S>\n"
               << "    STRATA_HD void update(const Nb& nb, T (&u)[" << H << "], S& s) const {\n"
               << "        (void)nb, (void)s;\n";
-            if (point) o << "        const T s_" << state->name << " = s;\n        (void)s_" << state->name << ";\n";
+            if (point) o << "        const R s_" << state->name << " = s;\n        (void)s_" << state->name << ";\n";
             o << updates("        ");
             for (int h = 0; h < H; ++h) o << "        u[" << h << "] = n_" << l.hoods[std::size_t(h)]->name << ";\n";
             if (point) o << "        s = n_" << state->name << ";\n";
@@ -638,7 +641,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
             if (point) o << "    STRATA_HD const Point* points(const Fields& f) const { return f.s; }\n";
         } else if (point) {
             o << "    template <class Nb>\n    STRATA_HD void update(const Nb& nb, T& out, T& s) const {\n"
-              << "        (void)nb;\n        const T s_" << state->name << " = s;\n        (void)s_" << state->name << ";\n"
+              << "        (void)nb;\n        const R s_" << state->name << " = s;\n        (void)s_" << state->name << ";\n"
               << updates("        ") << "        out = n_" << S << ";\n        s = n_" << state->name << ";\n    }\n"
               << "    template <class Nb>\n"
               << "    STRATA_HD void store(const Nb& nb, Point s, const Fields& f, std::int64_t i) const {\n"
@@ -724,15 +727,17 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "        return std::make_unique<Model>(g_spec, &g_info, stencil_box(*g_spec, g_info, params, nx, ny, nz));\n"
       << "    }\n};\n#endif  // __CUDACC_RTC__\n\n}  // namespace strata::stencil::" << symbol << "\n\n";
 
-    for (const char* t : {"float", "double"})
-        o << "#ifdef STRATA_STENCIL_CUDA_" << (t[0] == 'f' ? "F32" : "F64") << "\nnamespace strata::cuda {\n"
+    const std::pair<const char*, const char*> engines[] = {
+        {"float", "F32"}, {"double", "F64"}, {"f16", "F16"}, {"bf16", "BF16"}};
+    for (const auto& [t, part] : engines)
+        o << "#ifdef STRATA_STENCIL_CUDA_" << part << "\nnamespace strata::cuda {\n"
           << "template std::unique_ptr<TypedEngine<" << t << ">> make_engine<stencil::" << symbol << "::Model, " << t
           << ">(const stencil::" << symbol << "::Model&, const EngineOptions&, const State<" << t << ">*);\n"
           << "template int engine_depth<stencil::" << symbol << "::Model, " << t << ">(const stencil::" << symbol
           << "::Model&, const EngineOptions&, std::int64_t);\n"
           << "}  // namespace strata::cuda\n#endif\n";
     o << "#ifdef STRATA_STENCIL_CUDA_F32\n"
-      << "// The kernels both precisions' engines launch (one list in the shared object), and where the\n"
+      << "// The kernels every precision's engines launch (one list in the shared object), and where the\n"
       << "// loader hands over NVRTC's compile of them (load.cpp).\n"
       << "extern \"C\" __attribute__((visibility(\"default\"))) const std::vector<std::string>* " << kKernelNames
       << "() {\n    return &strata::cuda::kernel_names();\n}\n"
@@ -747,7 +752,7 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "    namespace m = strata::stencil::" << symbol << ";\n"
       << "    m::g_spec = std::make_shared<const strata::stencil::Spec>(*spec);\n"
       << "    m::g_name = name;\n"
-      << "    m::g_info = strata::registered_model<m::Model, false>();\n"
+      << "    m::g_info = strata::registered_model<m::Model>();\n"
       << "    return &m::g_info;\n}\n#endif\n";
     return o.str();
 }

@@ -4,6 +4,7 @@
 // compiler compiles the file anew.
 #include <cctype>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -67,14 +68,14 @@ Compiler compiler() {
     c.parts.push_back(
         {quoted(cxx) + common + defs + " -O3" + host + " -DSTRATA_STENCIL_MAIN -x c++ -c @IN@ -o @OUT@.0.o",
          "the registration and the CPU engines"});
-    for (const char* part : {"F32", "F64"})
-        c.parts.push_back(
-            {quoted(cxx) + common + defs + cuda_includes + " -DSTRATA_RTC_HOST -DSTRATA_STENCIL_CUDA_" +
-                 part + " -O1" + host + " -Wno-psabi -x c++ -c @IN@ -o @OUT@." +
-                 (part[1] == '3' ? "1" : "2") + ".o",
-             std::string("the host side of the CUDA engines, ") + (part[1] == '3' ? "fp32" : "fp64")});
+    const std::pair<const char*, const char*> cuda_parts[] = {{"F32", "fp32"}, {"F64", "fp64"}, {"F16", "fp16"}, {"BF16", "bf16"}};
+    for (std::size_t n = 0; n < std::size(cuda_parts); ++n)
+        c.parts.push_back({quoted(cxx) + common + defs + cuda_includes + " -DSTRATA_RTC_HOST -DSTRATA_STENCIL_CUDA_" +
+                               cuda_parts[n].first + " -O1" + host + " -Wno-psabi -x c++ -c @IN@ -o @OUT@." +
+                               std::to_string(n + 1) + ".o",
+                           std::string("the host side of the CUDA engines, ") + cuda_parts[n].second});
     // The program's CUDA runtime (libcudart.so, loaded already): kernels are launched through it.
-    c.link = quoted(cxx) + " -shared -fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o -L" +
+    c.link = quoted(cxx) + " -shared -fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o @OUT@.3.o @OUT@.4.o -L" +
              quoted(STRATA_STENCIL_CUDA_LIB) + " -lcudart -o @OUT@";
     c.archs = cuda_archs();
     c.nvrtc = "NVRTC " + rtc_version() + " (sm_";

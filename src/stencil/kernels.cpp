@@ -25,7 +25,7 @@
 namespace strata::stencil {
 
 namespace {
-// How NVRTC's log of a precision's kernels begins in the model's (then "fp32" or "fp64").
+// How NVRTC's log of a precision's kernels begins in the model's (then "fp32", "fp64", "fp16" or "bf16").
 constexpr std::string_view kCudaPart = "the CUDA engines, ";
 }  // namespace
 
@@ -48,15 +48,24 @@ std::vector<std::string> registered_kernels(void* so) {
 
 bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs::path& source,
                      std::vector<std::pair<std::string, std::string>>& logs) {
-    std::vector<std::string> by_precision[2];
-    for (const std::string& n : registered_kernels(so)) by_precision[n.find("double") != std::string::npos].push_back(n);
+    // A program per precision: any split compiles the same kernels; this one keeps the programs'
+    // sizes even (they compile side by side) and their logs apart.
+    static constexpr const char* kPrecisions[] = {"fp32", "fp64", "fp16", "bf16"};
+    std::vector<std::string> by_precision[4];
+    for (const std::string& n : registered_kernels(so)) {
+        const int p = n.find("strata::bf16") != std::string::npos  ? 3
+                      : n.find("strata::f16") != std::string::npos ? 2
+                      : n.find("double") != std::string::npos      ? 1
+                                                                   : 0;
+        by_precision[p].push_back(n);
+    }
     struct Job {
         int arch, precision;
         std::future<RtcKernels> result;
     };
     std::vector<Job> jobs;
     for (int arch : u.cc.archs)
-        for (int p : {0, 1})
+        for (int p : {0, 1, 2, 3})
             jobs.push_back({arch, p, std::async(std::launch::async, [&, arch, p] {
                                 return rtc_compile(u.source, by_precision[p], include.string(),
                                                    cuda_defines(), arch, source.string());
@@ -65,7 +74,7 @@ bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs:
     std::string table;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const RtcKernels k = jobs[i].result.get();
-        const std::string precision = jobs[i].precision ? "fp64" : "fp32";
+        const std::string precision = kPrecisions[jobs[i].precision];
         char took[96];
         std::snprintf(took, sizeof took, "NVRTC: %zu kernels for sm_%d in %.2f s\n", k.lowered.size(),
                       jobs[i].arch, k.seconds);
