@@ -2,8 +2,9 @@
 # What 16-bit storage keeps of each built-in model's accuracy (docs/precision.md quotes its output,
 # saved in docs/runs/): the same problem on the CPU (omp) in fp64, fp32, fp16 and bf16. wave3d's
 # traces against fp64's (relative L2, every receiver), apf's classic norms, heat's error against
-# the exact solution. Usage: scripts/half-accuracy.sh [BUILD_DIR] (default build); system python3
-# with NumPy for the traces.
+# the exact solution, Gray-Scott's fields (gray-scott.stencil) against fp64's with a picture of
+# each (PNG, GRAYSCOTT_PNG_DIR to keep them). Usage: scripts/half-accuracy.sh [BUILD_DIR] (default build); system python3
+# with NumPy and h5py for the traces and fields.
 set -euo pipefail
 strata=$(cd "${1:-build}" && pwd)/strata
 work=$(mktemp -d)
@@ -21,6 +22,25 @@ for p in "${precisions[@]}"; do
   "$strata" run wave3d -n 96 --steps 300 --source 0.5,0.5,0.5,3000 --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,7 \
     --backend omp --precision $p --out "w-$p" > /dev/null
 done
+gs=$(cd "$(dirname "$0")/.." && pwd)/examples/stencils/gray-scott.stencil
+echo "\$ strata run examples/stencils/gray-scott.stencil -n 256 --steps 4000 --backend omp --precision P --checkpoint gs-P.h5"
+for p in "${precisions[@]}"; do
+  "$strata" run "$gs" -n 256 --steps 4000 --backend omp --precision $p --checkpoint "gs-$p.h5" \
+    --every 4000 --snapshot-format png --out "gs-$p" > /dev/null
+  if [[ -n ${GRAYSCOTT_PNG_DIR:-} ]]; then mkdir -p "$GRAYSCOTT_PNG_DIR"; cp gs-$p/*4000*.png "$GRAYSCOTT_PNG_DIR/gray-scott-$p.png"; fi
+done
+/usr/bin/env python3 - <<'PY'
+import h5py
+import numpy as np
+def fields(p):
+    with h5py.File(f"gs-{p}.h5") as f:
+        return {n: np.asarray(f["fields"][n], dtype=np.float64) for n in ("u", "v")}
+ref = fields("fp64")
+for p in ("fp32", "fp16", "bf16"):
+    got = fields(p)
+    errs = ", ".join(f"{n} {np.linalg.norm(got[n] - ref[n]) / np.linalg.norm(ref[n]):.2e}" for n in ("u", "v"))
+    print(f"{p} Gray-Scott fields' relative L2 against fp64's after 4000 steps: {errs}")
+PY
 /usr/bin/env python3 - <<'PY'
 import json
 import numpy as np

@@ -212,7 +212,7 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     const std::string sum = "u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1]";
     auto kind = [](const std::string& text) {
         const std::string src = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\n" + text + "\n"), "t");
-        const bool planes = src.find("PlaneSums<T> plane_sums") != std::string::npos;
+        const bool planes = src.find("PlaneSums<R> plane_sums") != std::string::npos;
         const bool cells = src.find("cells_only = true") != std::string::npos;
         return planes && !cells ? std::string("planes") : cells && !planes ? std::string("cells") : std::string("?");
     };
@@ -238,18 +238,18 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     EXPECT_EQ(kind("coefficient k = 1\nu' = u + k * (" + sum + " - 6 * u)"), "cells");
     // The update as heat3d writes it: the sum is `faces`, the cell `c`, no neighbour read by itself.
     const std::string heat = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + sum + " - 6 * u)\n"), "t");
-    EXPECT_NE(heat.find("const T n_u = (c + (p_c * (faces - (T(6) * c))));"), std::string::npos) << heat;
+    EXPECT_NE(heat.find("const R n_u = (c + (p_c * (faces - (R(6) * c))));"), std::string::npos) << heat;
     EXPECT_EQ(heat.find("nb("), std::string::npos) << heat;
     // lap: the same source. Pairs: the plane's pairs summed first, the plane below kept until the one above.
     const std::string lap =
         generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * lap(u)\n"), "t");
-    for (const char* line : {"const T n_u = (c + (p_c * (faces - (T(6) * c))));",
+    for (const char* line : {"const R n_u = (c + (p_c * (faces - (R(6) * c))));",
                              "s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);", "partial_words = 1;"})
         EXPECT_NE(lap.find(line), std::string::npos) << lap;
     EXPECT_EQ(lap.find("nb("), std::string::npos) << lap;
     const std::string p = generate_model(
         parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + pairs + " - 6 * u)\n"), "t");
-    EXPECT_NE(p.find("const T n_u = (c + (p_c * (faces - (T(6) * c))));"), std::string::npos) << p;
+    EXPECT_NE(p.find("const R n_u = (c + (p_c * (faces - (R(6) * c))));"), std::string::npos) << p;
     EXPECT_NE(p.find("s.edge = (u(-1, 0) + u(1, 0)) + (u(0, -1) + u(0, 1));"), std::string::npos) << p;
     EXPECT_NE(p.find("faces = p.faces + (p.edges + above.center);"), std::string::npos) << p;
     EXPECT_NE(p.find("partial_words = 2;"), std::string::npos) << p;
@@ -266,7 +266,7 @@ TEST(Stencil, TheLeapfrogGetsWave3dsInterfaceAndAnythingElseReadsCells) {
     auto generated = [&](const std::string& text) { return generate_model(parse(head + text + "\n"), "t"); };
     auto kind = [&](const std::string& text) {
         const std::string src = generated(text);
-        const bool wave = src.find("STRATA_HD T laplacian(") != std::string::npos;
+        const bool wave = src.find("STRATA_HD R laplacian(") != std::string::npos;
         const bool cells = src.find("cells_only = true") != std::string::npos;
         return wave && !cells ? std::string("wave") : cells && !wave ? std::string("cells") : std::string("?");
     };
@@ -288,17 +288,18 @@ TEST(Stencil, TheLeapfrogGetsWave3dsInterfaceAndAnythingElseReadsCells) {
     EXPECT_EQ(kind("boundary periodic\np' = 2 * p - q + k * (" + ring4 + ")\nq' = p"), "cells");
     // The split as written: the term in laplacian, the rest in update, q from p's other buffer.
     const std::string wave = generated("p' = 2 * p - q + k * (a * p + " + ring4 + ")\nq' = p");
-    EXPECT_NE(wave.find("return (((((((p_a * nb(0, 0, 0)) + nb(-4, 0, 0)) + nb(4, 0, 0)) + nb(0, -4, 0)) + "
-                        "nb(0, 4, 0)) + nb(0, 0, -4)) + nb(0, 0, 4));"),
+    // (Each value read widened to the arithmetic's type R: fp32 for 16-bit storage, else T itself.)
+    EXPECT_NE(wave.find("return (((((((p_a * R(nb(0, 0, 0))) + R(nb(-4, 0, 0))) + R(nb(4, 0, 0))) + "
+                        "R(nb(0, -4, 0))) + R(nb(0, 4, 0))) + R(nb(0, 0, -4))) + R(nb(0, 0, 4)));"),
               std::string::npos) << wave;
-    EXPECT_NE(wave.find("return (((T(2) * own) - s_q) + (k_k * lap));"), std::string::npos) << wave;
+    EXPECT_NE(wave.find("return (((R(2) * own) - s_q) + (k_k * lap));"), std::string::npos) << wave;
     EXPECT_NE(wave.find("{\"q\", FieldRole::previous"), std::string::npos) << wave;
     EXPECT_NE(wave.find("min_bytes_per_cell = 4 * int(sizeof(T))"), std::string::npos) << wave;
     // Lets written out where the term reads them, as a built-in writes one expression (codegen.cpp:
     // Emitter::inline_lets; the GPU's FMAs follow the order values are computed in).
     const std::string lets = generated("let r = " + ring1 + "\nlet s = r + " + ring4 + "\np' = 2 * p - q + k * (s - 12 * p)\nq' = p");
-    EXPECT_EQ(lets.find("const T l_"), std::string::npos) << lets;
-    EXPECT_NE(lets.find("nb(0, 0, -1)) + nb(0, 0, 1)) + nb(-4, 0, 0))"), std::string::npos) << lets;
+    EXPECT_EQ(lets.find("const R l_"), std::string::npos) << lets;
+    EXPECT_NE(lets.find("nb(0, 0, -1))) + R(nb(0, 0, 1))) + R(nb(-4, 0, 0)))"), std::string::npos) << lets;
 }
 
 // No input exhausts the stack: nesting and length are bounded per statement.

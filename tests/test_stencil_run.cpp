@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "stencil/build.hpp"
@@ -701,9 +702,9 @@ TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
         SCOPED_TRACE(file);
         const ModelInfo& m = find_model(example(file));
         const std::vector<std::string> names = stencil::launched_kernels(example(file));
-        // Every engine's kernels besides its strategies', in both precisions, and the families named.
+        // Every engine's kernels besides its strategies', in every precision, and the families named.
         std::vector<std::string> expected = families;
-        for (const char* t : {"float", "double"})
+        for (const char* t : {"float", "double", "strata::f16", "strata::bf16"})
             for (const std::string f : {"fill_interior", "pack_interior", "initial_state"})
                 expected.push_back(f + "<" + t);
         expected.push_back("reduce_rows<strata::stencil::StencilObserver<");
@@ -712,14 +713,20 @@ TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
             EXPECT_TRUE(std::any_of(names.begin(), names.end(), [&](const auto& n) {
                 return n.find("strata::cuda::" + e) == 0;
             })) << e;
-        // The table: an image line per cubin (both precisions), a row per kernel.
+        // The table: an image line per cubin (a program or more per precision: kernels.cpp), a row
+        // per kernel.
         const fs::path object = stencil::load_stats(m).object;
         std::ifstream t(fs::path(object).replace_extension(".kernels"));
         ASSERT_TRUE(t);
         std::map<std::string, std::string> symbols;
         int images = 0;
+        std::set<std::string> precisions;
         for (std::string l; std::getline(t, l);) {
             if (l.rfind("# image ", 0) == 0) {
+                std::istringstream words(l.substr(8));
+                std::string n, arch, precision;
+                words >> n >> arch >> precision;
+                precisions.insert(precision);
                 EXPECT_GT(fs::file_size(
                               fs::path(object).replace_extension("." + std::to_string(images++) + ".cubin")),
                           1000u);
@@ -729,7 +736,8 @@ TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
             ASSERT_NE(b, std::string::npos) << l;
             symbols[l.substr(b + 1)] = l.substr(a + 1, b - a - 1);
         }
-        EXPECT_EQ(images, 2);
+        EXPECT_GE(images, 4);
+        EXPECT_EQ(precisions, (std::set<std::string>{"bf16", "fp16", "fp32", "fp64"}));
         for (const std::string& n : names) {
             ASSERT_TRUE(symbols.count(n)) << n;
             EXPECT_EQ(symbols[n].rfind("_Z", 0), 0u) << n << " " << symbols[n];

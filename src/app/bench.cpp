@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -76,7 +78,14 @@ std::vector<Row> bench_kernels(const BenchOptions& o, std::string_view model, do
             Row row;
             KernelInfo info;
             {
-                auto e = make(eo);  // released before the check: only one big problem on the device
+                decltype(make(eo)) e;
+                try {
+                    e = make(eo);  // released before the check: only one big problem on the device
+                } catch (const UsageError& refused) {
+                    if (!o.kernels.empty()) throw;  // (asked for by name: the user hears why)
+                    std::cerr << "strata bench: " << k << " left out: " << refused.what() << "\n";
+                    break;
+                }
                 row.ms_per_step = median_ms_per_step(*e, o);
                 info = e->kernel_info();
             }

@@ -80,6 +80,9 @@ struct Strategy {
     FusedBytesFn fused_bytes = nullptr;
     int max_depth = 1;
     int default_depth = 1;
+    // Where the strategy cannot take the model's precision: why, and what to use (find_strategy
+    // refuses it with this when it is asked for; `launch` is null then).
+    std::string refuses = {};
 };
 
 // Tile rows per block group (strata/core/block_order.hpp): as many rows of nbx tiles as the

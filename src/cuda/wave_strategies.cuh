@@ -423,34 +423,26 @@ template <class Model, int BX, int BY, int K, bool Ws>
 void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                      cudaStream_t s) {
     using T = typename Model::value_type;
-    if constexpr (sizeof(T) == 2) {
-        // The p box starts R cells before the tile, and a TMA box's x must start on 16 bytes:
-        // R = 4 cells of 2 bytes are 8. (Its tiles would need a 16-byte-wide left halo.)
-        (void)m, (void)f, (void)g, (void)k, (void)s;
-        throw UsageError(
-            "wave3d's tma and tmasync kernels copy a halo of 4 cells from 16-byte aligned starts, "
-            "which 16-bit storage does not give: at fp16 and bf16 use async (the default) or planes");
-    } else {
-        constexpr int V = kLanes<T>;
-        using L = WaveTmaLayout<T, Model::radius, BX, BY, V, K>;
-        require_tma();
-        const auto kernel = STRATA_KERNEL(wave_tma, Model, BX, BY, V, K, Ws);
-        allow_dynamic_smem(kernel, L::bytes);
-        const int e = int(sizeof(T));
-        const CUtensorMap& p_map =
-            interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::TX, L::Tile::TY);
-        const CUtensorMap& prev_map =
-            interior_tensor_map(f.out, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
-        const CUtensorMap& vdt2_map =
-            interior_tensor_map(f.vdt2, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
-        const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
-        constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
-        const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY),
-                       nbz = blocks_for(g.span(g.nz), planes);
-        const int rows = group_rows(kernel, nbx, BX * threads_y, L::bytes);
-        launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map,
-               prev_map, vdt2_map);
-    }
+    static_assert(sizeof(T) >= 4, "16-bit storage: wave_strategy_table refuses tma");
+    constexpr int V = kLanes<T>;
+    using L = WaveTmaLayout<T, Model::radius, BX, BY, V, K>;
+    require_tma();
+    const auto kernel = STRATA_KERNEL(wave_tma, Model, BX, BY, V, K, Ws);
+    allow_dynamic_smem(kernel, L::bytes);
+    const int e = int(sizeof(T));
+    const CUtensorMap& p_map =
+        interior_tensor_map(f.in, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::TX, L::Tile::TY);
+    const CUtensorMap& prev_map =
+        interior_tensor_map(f.out, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
+    const CUtensorMap& vdt2_map =
+        interior_tensor_map(f.vdt2, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
+    const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
+    constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
+    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY),
+                   nbz = blocks_for(g.span(g.nz), planes);
+    const int rows = group_rows(kernel, nbx, BX * threads_y, L::bytes);
+    launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map,
+           prev_map, vdt2_map);
 }
 template <class Model, int BX, int BY, int MinBlocks>
 void launch_wave_planes(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
@@ -475,8 +467,21 @@ std::vector<Strategy<Model>> wave_strategy_table() {
         out.push_back({std::string(kStrategiesWave[i].name), kernels[i], kStrategiesWave[i].chunked});
 #ifdef STRATA_CUDA_TMA
     // async's tiles and rings, loaded by the TMA (with a DMA warp, then without).
-    out.push_back({std::string(kStrategiesWave[3].name), launch_wave_tma<Model, 16, 16, 2, true>, kStrategiesWave[3].chunked});
-    out.push_back({std::string(kStrategiesWave[4].name), launch_wave_tma<Model, 16, 16, 2, false>, kStrategiesWave[4].chunked});
+    if constexpr (sizeof(typename Model::value_type) == 2) {
+        // The p box starts R cells before the tile, and a TMA box's x must start on 16 bytes:
+        // R = 4 cells of 2 bytes are 8. (Its tiles would need a 16-byte-wide left halo.)
+        for (int i : {3, 4}) {
+            out.push_back({std::string(kStrategiesWave[i].name), nullptr, kStrategiesWave[i].chunked});
+            out.back().refuses =
+                "the TMA kernels of the radius-4 ladder copy a halo of 4 cells from 16-byte aligned starts, "
+                "which 16-bit storage does not give: at fp16 and bf16 use async (the default) or planes";
+        }
+    } else {
+        out.push_back({std::string(kStrategiesWave[3].name), launch_wave_tma<Model, 16, 16, 2, true>,
+                       kStrategiesWave[3].chunked});
+        out.push_back({std::string(kStrategiesWave[4].name), launch_wave_tma<Model, 16, 16, 2, false>,
+                       kStrategiesWave[4].chunked});
+    }
 #endif
     return out;
 }

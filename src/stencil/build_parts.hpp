@@ -6,7 +6,7 @@
 // Stencil files made into models at run time (build.hpp). The generated unit is compiled with the
 // built-in models' standard, defines and architectures: by the C++ compiler into a shared object
 // that resolves the library's symbols from the program that loads it (which exports them:
-// -rdynamic), and in a CUDA build its kernels, every strategy of both precisions, by NVRTC into
+// -rdynamic), and in a CUDA build its kernels, every strategy of every precision, by NVRTC into
 // cubins beside it (rtc.hpp). One entry per source, compiler commands and headers, named by their
 // hash, in the cache; its files written under temporary names and renamed, the shared object last,
 // so concurrent runs never see half of one.
@@ -61,11 +61,12 @@ std::string quoted(const std::string& s);
 std::vector<std::string> cuda_defines();
 
 // This build's compilers for the generated unit: the C++ compiler, and in a CUDA build NVRTC for
-// the kernels. With CUDA, three parts side by side (the registration and CPU engines, the CUDA
-// engines' host side of each precision: their kernels are parsed, never compiled, there), one link,
-// then NVRTC compiles the kernels the shared object's launch sites name (cuda/launch.hpp), a program
-// per precision and architecture, side by side. Without, one C++ compile. $STRATA_CXX overrides the
-// C++ compiler.
+// the kernels. With CUDA, six parts side by side (the registration with the CPU engines of fp32 and
+// fp64; the CPU engines of fp16 and bf16; the CUDA engines' host side of each of the four
+// precisions: their kernels are parsed, never compiled, there), one link, then NVRTC compiles the
+// kernels the shared object's launch sites name (cuda/launch.hpp), programs per precision and
+// architecture side by side (kernels.cpp). Without, one C++ compile. $STRATA_CXX overrides the C++
+// compiler.
 //
 // The CUDA engines' host side only sets up launches: compiled at -O1 (measured with nvcc, whose
 // host compile it replaces: 11.8 / 10.5 s at -O3 against 10.3 / 9.7 s at -O1 for heat7.stencil's

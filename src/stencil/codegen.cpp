@@ -744,6 +744,16 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
       << "extern \"C\" __attribute__((visibility(\"default\"))) void " << kKernelSetter
       << "(int images, const char* const* cubin, const std::size_t* bytes, const char* table) {\n"
       << "    strata::cuda::set_rtc_kernels(images, cubin, bytes, table);\n}\n#endif\n";
+    // With CUDA the CPU engines storing 16 bits compile in a part of their own (compile.cpp): the
+    // registration's part is told they are there (STRATA_STENCIL_CPU_HALF_APART).
+    o << "\n#if defined(STRATA_STENCIL_CPU_HALF) || (defined(STRATA_STENCIL_MAIN) && "
+         "defined(STRATA_STENCIL_CPU_HALF_APART))\nnamespace strata::cpu {\n";
+    for (const char* t : {"f16", "bf16"})
+        o << "#ifndef STRATA_STENCIL_CPU_HALF\nextern\n#endif\n"
+          << "template std::unique_ptr<TypedEngine<" << t << ">> make_engine<stencil::" << symbol << "::Model, " << t
+          << ">(const stencil::" << symbol << "::Model&, bool, const State<" << t
+          << ">*, std::shared_ptr<Subdomain>);\n";
+    o << "}  // namespace strata::cpu\n#endif\n";
     o << "\n#ifdef STRATA_STENCIL_MAIN\n";
 
     o << "// The registry's entry (load.cpp): the model under `name`, for the file as parsed.\n"

@@ -13,6 +13,7 @@
 #include <istream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -48,8 +49,9 @@ std::vector<std::string> registered_kernels(void* so) {
 
 bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs::path& source,
                      std::vector<std::pair<std::string, std::string>>& logs) {
-    // A program per precision: any split compiles the same kernels; this one keeps the programs'
-    // sizes even (they compile side by side) and their logs apart.
+    // Programs side by side: a precision's kernels in one, or on a machine of many cores in up to
+    // cores / 4 of even size (at least 8 kernels each: each program parses the source again). Any
+    // split compiles the same kernels; this one keeps the precisions' logs apart.
     static constexpr const char* kPrecisions[] = {"fp32", "fp64", "fp16", "bf16"};
     std::vector<std::string> by_precision[4];
     for (const std::string& n : registered_kernels(so)) {
@@ -59,17 +61,27 @@ bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs:
                                                                    : 0;
         by_precision[p].push_back(n);
     }
+    const std::size_t per_precision = std::max(1u, std::thread::hardware_concurrency() / 4);
     struct Job {
         int arch, precision;
+        std::vector<std::string> kernels;
         std::future<RtcKernels> result;
     };
     std::vector<Job> jobs;
     for (int arch : u.cc.archs)
-        for (int p : {0, 1, 2, 3})
-            jobs.push_back({arch, p, std::async(std::launch::async, [&, arch, p] {
-                                return rtc_compile(u.source, by_precision[p], include.string(),
-                                                   cuda_defines(), arch, source.string());
-                            })});
+        for (int p : {0, 1, 2, 3}) {
+            const std::vector<std::string>& all = by_precision[p];
+            const std::size_t parts = std::clamp<std::size_t>(all.size() / 8, 1, per_precision);
+            for (std::size_t n = 0; n < parts; ++n)
+                jobs.push_back({arch, p,
+                                {all.begin() + std::ptrdiff_t(all.size() * n / parts),
+                                 all.begin() + std::ptrdiff_t(all.size() * (n + 1) / parts)},
+                                {}});
+        }
+    for (Job& j : jobs)
+        j.result = std::async(std::launch::async, [&u, &include, &source, &j] {
+            return rtc_compile(u.source, j.kernels, include.string(), cuda_defines(), j.arch, source.string());
+        });
     bool ok = true;
     std::string table;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
