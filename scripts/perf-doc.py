@@ -32,6 +32,13 @@ def rows(text, command_prefix, half=False):
     return out
 
 
+def benched(text, command_prefix):
+    """Whether a run ran `strata bench COMMAND_PREFIX...` without a 16-bit precision (the runs the
+    fp32 and fp64 tables, and the peers measured beside them, come from)."""
+    return any(line.startswith("$ strata bench " + command_prefix) and not re.search(r"fp16|bf16", line)
+               for line in text.splitlines())
+
+
 def latest_rows(runs, command_prefix):
     """The rows printed under command_prefix, each from the last run that printed it (a run that
     benchmarks some kernels again replaces those rows and keeps the others')."""
@@ -58,18 +65,34 @@ def half_section(runs):
     16-bit tensors measured in the same run (`anchors.py lowp`)."""
     targets, table = [], []
     peers = {}
+    peer_line = (r"^(heat3d7|heat2d5|wave3d)(?: r=4)? n=\d+ (bfloat16|float16|float32) torch.compile +"
+                 r"[\d.]+ ms/step +([\d.]+) GCells/s")
     for _, text in runs:
-        for m in re.finditer(r"^(heat3d7|heat2d5|wave3d)(?: r=4)? n=\d+ (bfloat16|float16|float32) torch.compile +"
-                             r"[\d.]+ ms/step +([\d.]+) GCells/s", text, re.M):
+        for m in re.finditer(peer_line, text, re.M):
             peers[(m.group(1), m.group(2))] = float(m.group(3))
+
+    def peer_beside(model, peer):  # torch.compile bf16 in the last run that benched the model at 16 bits too
+        for _, text in reversed(runs):
+            if re.search(r"(?m)^\$ strata bench " + re.escape(model) + r" .*(fp16|bf16)", text):
+                for m in re.finditer(peer_line, text, re.M):
+                    if m.group(1) == peer and m.group(2) == "bfloat16":
+                        return float(m.group(3))
+        return None
     models = [("heat3d 7pt 512³", "heat3d --stencil 7pt", "heat3d7"), ("heat3d 7pt 512³", "heat3d --precision", None),
               ("heat3d 27pt 512³", "heat3d --stencil 27pt", None), ("wave3d 512³", "wave3d", "wave3d"),
-              ("heat2d 8192²", "heat2d", "heat2d5"), ("apf 8192²", "apf", None)]
+              ("heat2d 8192²", "heat2d", "heat2d5"), ("apf 8192²", "apf", None),
+              # stencil files (#41: their 16-bit engines since f2a8332)
+              ("heat7.stencil 512³", "examples/stencils/heat7.stencil", None),
+              ("heat-box27.stencil 512³", "bench/stencils/heat-box27.stencil", None),
+              ("gray-scott3d.stencil 384³", "bench/stencils/gray-scott3d.stencil", None),
+              ("gray-scott.stencil 8192²", "examples/stencils/gray-scott.stencil", None),
+              ("aniso9-2d.stencil 8192²", "bench/stencils/aniso9-2d.stencil", None),
+              ("wave8.stencil 512³", "examples/stencils/wave8.stencil", None)]
     merged = {}
     for label, model, peer in models:
-        merged.setdefault(label, [{}, peer])
+        merged.setdefault(label, [{}, None])
         merged[label][0].update(half_rows(runs, model))
-        merged[label][1] = merged[label][1] or peer
+        merged[label][1] = merged[label][1] or (peer_beside(model, peer) if peer else None)
     for label, (r, peer) in merged.items():
         if not any(k[2] in HALF for k in r):
             continue
@@ -80,8 +103,8 @@ def half_section(runs):
                 ms, k, v = min(single)
                 base = r.get((k[0], k[1], "fp32", k[3]))
                 vs = f"{ratio(base['ms'] / ms)} its fp32 ({base['gcells']})" if base else "no fp32 row"
-                tc = peers.get((peer, "bfloat16")) if peer else None
-                tcs = f"; {ratio(v['gcells'] / tc)} torch.compile bf16 ({tc})" if tc else ""
+                tc = peer
+                tcs = f"; {ratio(v['gcells'] / tc)} torch.compile bf16 ({tc}, the same run)" if tc else ""
                 targets.append(f"| {label} {prec}, best single sweep | ≥ 1.8× the same kernel's fp32"
                                f"{', ≥ 1.5× torch.compile bf16' if tc else ''} | `{k[0]}`"
                                f"{' depth 1' if k[0] == 'temporal' else ''} {v['gcells']} GCells/s ({v['pct']}% of copy): "
@@ -377,7 +400,7 @@ def main():
               "examples/stencils/heat2d.stencil --precision fp32,fp64 --depth 4,8"),
              ("apf.stencil", "apf --precision fp32,fp64 --depth 2,4",
               "examples/stencils/apf.stencil -n 8193 --precision fp32,fp64 --depth 2,4")]
-    stencil_runs = [text for _, text in runs if "$ strata bench examples/stencils/heat2d.stencil" in text][-1:]
+    stencil_runs = [text for _, text in runs if benched(text, "examples/stencils/heat2d.stencil")][-1:]
     if stencil_runs:
         text = stencil_runs[0]
         table = []
@@ -405,7 +428,7 @@ def main():
         v = last[0]
         if what == "compile":
             spread = f"{len(v)} files, {min(v):.1f}-{max(v):.1f} s" if len(v) > 1 else "1 file"
-            lines.append(f"| stencil file, first run's compile (generated model, every strategy, both precisions) | "
+            lines.append(f"| stencil file, first run's compile (generated model, every strategy, every precision) | "
                          f"≤ 10 s | {max(v):.1f} s at the most in the last run that timed it ({spread}) |")
         else:
             lines.append(f"| stencil file, a cached run's model load | ≤ 50 ms | {1000 * max(v):.1f} ms at the most "
@@ -429,12 +452,15 @@ def main():
                              f"`{kb[0]}` {vb['pct']}% of copy against `{ka[0]}` {va['pct']}% |")
     # Gray-Scott (#18): two fields read through neighbourhoods, against torch.compile in the same run.
     gs = latest_rows(runs, "strata bench examples/stencils/gray-scott.stencil")
-    gs_text = [text for _, text in runs if "$ strata bench examples/stencils/gray-scott.stencil" in text][-1:]
+    peer2 = r"grayscott n=8192 float torch.compile +[\d.]+ ms/step +([\d.]+) GCells/s"
+    gs_text = [text for _, text in runs if "$ strata bench examples/stencils/gray-scott.stencil" in text
+               and re.search(peer2, text)][-1:]  # the two in one run
     if gs:
         ms, k, v = best(gs, "fp32")
         lines.append(f"| Gray-Scott 8192² fp32 (gray-scott.stencil), best single sweep | ≥ 90% of copy | `{k[0]}` {v['pct']}% |")
-        tc = re.search(r"grayscott n=8192 float torch.compile +[\d.]+ ms/step +([\d.]+) GCells/s", "".join(gs_text))
-        top = max(((r["gcells"], k) for k, r in gs.items() if k[2] == "fp32"), default=None)
+        tc = re.search(peer2, "".join(gs_text))
+        same = rows("".join(gs_text), "strata bench examples/stencils/gray-scott.stencil")
+        top = max(((r["gcells"], k) for k, r in same.items() if k[2] == "fp32"), default=None)
         if tc and top:
             lines.append(f"| Gray-Scott 8192² fp32 against torch.compile (same run) | ≥ 1.5× | "
                          f"{ratio(top[0] / float(tc.group(1)))} (`{top[1][0]}` depth {top[1][1]}: {top[0]} against "
@@ -455,7 +481,7 @@ def main():
              ("3D radius-2 wave, a coefficient (variable-wave)", "examples/stencils/variable-wave.stencil", None, None)]
     for what, path, builtin, goal in files:
         r = latest_rows(runs, "strata bench " + path)
-        same = [text for _, text in runs if "$ strata bench " + path in text][-1:]  # the file's last run
+        same = [text for _, text in runs if benched(text, path)][-1:]  # the file's last run
         b = rows(same[0], "strata bench " + builtin) if builtin and same else {}
         for prec in ("fp32", "fp64"):
             if not any(k[2] == prec for k in r):
@@ -474,9 +500,11 @@ def main():
                 beside = f"; the built-in's temporal {min(bt)[2]['gcells']}" if bt else ""
                 lines.append(f"| {what} {prec}, temporal against its best single sweep | ≥ {goal}× | "
                              f"{ratio(ms / tm)} at depth {tk[1]} ({tv['gcells']} GCells/s{beside}) |")
-    gs3 = [text for _, text in runs if "$ strata bench bench/stencils/gray-scott3d.stencil" in text][-1:]
-    tc3 = re.search(r"grayscott3d n=384 float torch.compile +[\d.]+ ms/step +([\d.]+) GCells/s", "".join(gs3))
-    r3 = latest_rows(runs, "strata bench bench/stencils/gray-scott3d.stencil")
+    peer3 = r"grayscott3d n=384 float torch.compile +[\d.]+ ms/step +([\d.]+) GCells/s"
+    gs3 = [text for _, text in runs if "$ strata bench bench/stencils/gray-scott3d.stencil" in text
+           and re.search(peer3, text)][-1:]  # the two in one run
+    tc3 = re.search(peer3, "".join(gs3))
+    r3 = rows("".join(gs3), "strata bench bench/stencils/gray-scott3d.stencil")
     top3 = max(((v["gcells"], k) for k, v in r3.items() if k[2] == "fp32"), default=None)
     if tc3 and top3:
         lines.append(f"| 3D Gray-Scott 384³ fp32 against torch.compile (same run) | ≥ 1.5× | "

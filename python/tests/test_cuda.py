@@ -19,7 +19,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("precision", ["fp32", "fp64"])
+@pytest.mark.parametrize("precision", ["fp32", "fp64", "fp16", "bf16"])
 @pytest.mark.parametrize("model", sorted(CASES))
 def test_cuda_advance_equals_the_cli_bitwise(model, precision, gpu, cli, tmp_path):
     params, flags = CASES[model]
@@ -102,3 +102,34 @@ def test_the_launch_comes_from_the_wisdom_as_in_the_cli(gpu, cli, tmp_path, monk
     assert strata.Heat3D(wisdom="ignore", **params).launch == "launch: the built-in defaults (--no-wisdom)"
     assert strata.Heat3D(kernel="naive", **params).launch == "launch: as given"
     assert strata.Heat3D(n=24, backend="cpu").launch == ""
+
+
+# 16-bit storage: the view is the engine's 16-bit array (DLPack float16 / bfloat16) and a change
+# made through it is what the next advance starts from; fp16 through CuPy's __cuda_array_interface__
+# too (it has no bfloat16).
+@pytest.mark.parametrize("precision", ["fp16", "bf16"])
+def test_16_bit_views_are_the_engines_memory(gpu, precision):
+    torch = pytest.importorskip("torch")
+    sim = strata.Heat3D(n=24, precision=precision, backend="cuda")
+    twin = strata.Heat3D(n=24, precision=precision, backend="cuda")
+    sim.advance(3)
+    twin.advance(3)
+    t = torch.from_dlpack(sim.device_field())
+    assert t.is_cuda and t.dtype == (torch.float16 if precision == "fp16" else torch.bfloat16)
+    assert np.array_equal(t.float().cpu().numpy(), sim.field().astype(np.float32))
+    t.mul_(0.5)
+    twin.set_field(twin.field().astype(np.float32) * np.float32(0.5))  # halving is exact at 16 bits
+    sim.advance(2)
+    twin.advance(2)
+    assert np.array_equal(sim.field(), twin.field())
+    if precision == "fp16":
+        cp = pytest.importorskip("cupy")
+        a = cp.asarray(sim.device_field())
+        assert a.dtype == cp.float16 and np.array_equal(cp.asnumpy(a), sim.field())
+
+
+def test_tune_and_wisdom_at_16_bits(gpu, cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("STRATA_WISDOM_DIR", str(tmp_path))
+    cli("tune", "heat2d", "-n", 96, "--precision", "bf16", "--quiet")
+    sim = strata.Heat2D(n=96, steps=10, precision="bf16", backend="cuda")
+    assert sim.launch.startswith(f"launch: from wisdom ({tmp_path}")
