@@ -72,6 +72,29 @@ TEST(Cli, RunsHeat3d) {
     EXPECT_NE(r.out.find("Max error vs exact"), std::string::npos);
 }
 
+// fp16's range, said at the end of a run: a field well inside it gets its line and no warning; a
+// wave whose source has only begun (values of 6e-8, fp16's smallest) gets a warning that names
+// the remedies; bf16 (fp32's range) gets no line.
+TEST(Cli, Fp16RunsSayWhereTheirFieldsSitInTheRange) {
+    const auto json = std::filesystem::temp_directory_path() / "strata_cli_fp16.json";
+    const CliResult heat = cli({"run", "heat3d", "-n", "12", "--steps", "4", "--precision", "fp16", "--json", json.string()});
+    ASSERT_EQ(heat.code, 0) << heat.err;
+    EXPECT_NE(heat.out.find("fp16 range of u"), std::string::npos) << heat.out;
+    EXPECT_EQ(heat.out.find("warning"), std::string::npos) << heat.out;
+    std::ifstream f(json);
+    const auto j = nlohmann::json::parse(f);
+    EXPECT_GT(j["fp16_max_u"].get<double>(), 0.5);
+    EXPECT_EQ(j["fp16_not_finite_u"].get<double>(), 0);
+    std::filesystem::remove(json);
+    const CliResult wave = cli({"run", "wave3d", "-n", "24", "--steps", "5", "--precision", "fp16"});
+    ASSERT_EQ(wave.code, 0) << wave.err;
+    EXPECT_NE(wave.out.find("warning: p's values are small for fp16"), std::string::npos) << wave.out;
+    EXPECT_NE(wave.out.find("use bf16"), std::string::npos) << wave.out;
+    const CliResult bf = cli({"run", "heat3d", "-n", "12", "--steps", "4", "--precision", "bf16"});
+    ASSERT_EQ(bf.code, 0) << bf.err;
+    EXPECT_EQ(bf.out.find("fp16 range"), std::string::npos) << bf.out;
+}
+
 // A box: its sides, and the exact solution on it (the error is the scheme's, small).
 TEST(Cli, RunsHeat3dOnABox) {
     const CliResult r = cli({"run", "heat3d", "--nx", "9", "--ny", "7", "--nz", "15", "--steps", "20"});

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <optional>
 #include <ostream>
+#include <string>
+#include <type_traits>
 
 #include "ranks/decomposed.hpp"
 #include "ranks/mpi.hpp"
@@ -45,6 +48,53 @@ Decomposition decomposition(const RunOptions& o, const Problem& problem) {
                          (ranks == 1 ? "this run is one process: launch it with mpirun -np " + std::to_string(d->ranks())
                                      : "mpirun started " + std::to_string(ranks) + " ranks: they must be equal"));
     return *d;
+}
+
+// fp16's range at the end of a run (bf16 has fp32's): each state field's largest magnitude, the
+// share of its nonzero values below fp16's normal range (subnormal: fewer significant bits, then 0
+// below 6e-8) and the values that overflowed (beyond 65504: infinite). Each rank counts its own
+// part; a line a field, and a warning where a field has lost bits.
+template <class T>
+void report_fp16_range(Report& r, TypedEngine<T>& engine, const ModelInfo& model) {
+    if constexpr (std::is_same_v<T, f16>) {
+        constexpr double normal = 6.103515625e-05;  // 2^-14
+        for (const FieldDecl& f : model.fields) {
+            if (!holds_state(f.role)) continue;
+            const PartField<T> part = engine.part_field(f.name);
+            double counts[3] = {0, 0, 0}, largest = 0;  // nonzero, subnormal, not finite
+            for (T v : part.values) {
+                const double x = std::fabs(double(float(v)));
+                if (!std::isfinite(x)) {
+                    counts[2] += 1;
+                } else if (x > 0) {
+                    counts[0] += 1;
+                    counts[1] += x < normal;
+                    largest = std::max(largest, x);
+                }
+            }
+            dist::allreduce_sum(counts, 3);
+            dist::allreduce_max(&largest, 1);
+            const double share = counts[0] > 0 ? 100 * counts[1] / counts[0] : 0;
+            const std::string name(f.name);
+            std::string label = "fp16 range of " + name;
+            label.resize(std::max<std::size_t>(label.size(), 28), ' ');
+            r.line(label + ": max |" + name + "| %.3g, %.2f%% of its nonzero values subnormal (below 6.1e-05), %.0f not finite",
+                   {{"fp16_max_" + name, largest}, {"fp16_subnormal_percent_" + name, share},
+                    {"fp16_not_finite_" + name, counts[2]}});
+            // Subnormal values far below the field's largest cost nothing: their absolute error (3e-8)
+            // is under the largest values' own rounding. They do where the largest values sit near
+            // the bottom of the range: below 16 x 6.1e-5 the subnormals' error passes 1/16 of theirs.
+            char max_text[32];
+            std::snprintf(max_text, sizeof max_text, "%.3g", largest);
+            if (counts[2] > 0)
+                r.text("  warning: " + name + " overflowed fp16's range (beyond 65504: infinite); bf16 has fp32's "
+                       "range (docs/precision.md)\n");
+            else if (largest > 0 && largest < 16 * normal)
+                r.text("  warning: " + name + "'s values are small for fp16 (max |" + name + "| " + max_text +
+                       "): below 6.1e-05 they keep fewer bits than fp16's 11; scale the problem (initial state, "
+                       "sources) or use bf16, which has fp32's range (docs/precision.md)\n");
+        }
+    }
 }
 
 template <class T>
@@ -161,6 +211,7 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     }
 
     problem.report(*engine, r);
+    report_fp16_range(r, *engine, model);
     const KernelInfo k = engine->kernel_info();
     const app::Throughput tp = app::throughput(wall_s, last - first, extent.cells(), k.flops_per_cell,
                                                k.min_bytes_per_cell);
