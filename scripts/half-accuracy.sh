@@ -7,6 +7,7 @@
 # with NumPy and h5py for the traces and fields.
 set -euo pipefail
 strata=$(cd "${1:-build}" && pwd)/strata
+gs=$(cd "$(dirname "$0")/.." && pwd)/examples/stencils/gray-scott.stencil
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -22,7 +23,6 @@ for p in "${precisions[@]}"; do
   "$strata" run wave3d -n 96 --steps 300 --source 0.5,0.5,0.5,3000 --receiver-line 0.2,0.5,0.5,0.8,0.5,0.5,7 \
     --backend omp --precision $p --out "w-$p" > /dev/null
 done
-gs=$(cd "$(dirname "$0")/.." && pwd)/examples/stencils/gray-scott.stencil
 echo "\$ strata run examples/stencils/gray-scott.stencil -n 256 --steps 4000 --backend omp --precision P --checkpoint gs-P.h5"
 for p in "${precisions[@]}"; do
   "$strata" run "$gs" -n 256 --steps 4000 --backend omp --precision $p --checkpoint "gs-$p.h5" \

@@ -19,12 +19,14 @@ HALF = ("fp16", "bf16")
 
 
 def rows(text, command_prefix, half=False):
-    """The table rows printed under the first command that starts with command_prefix; the 16-bit
-    storage's rows only when `half` (the other tables are fp32 and fp64)."""
+    """The table rows printed under the commands that start with command_prefix (a later one's
+    replace an earlier one's); the 16-bit storage's rows only when `half` (the other tables are
+    fp32 and fp64). Not those of a command with a --chunk of its own: a sweep of the launch's
+    shape, whose rows the tables (keyed by kernel, depth, precision and launch) would mix up."""
     out, on = {}, False
     for line in text.splitlines():
         if line.startswith("$ "):
-            on = line[2:].startswith(command_prefix)
+            on = line[2:].startswith(command_prefix) and not re.search(r"--chunk [1-9]", line)
             continue
         f = line.split()
         if on and len(f) == 11 and re.match(r"^\d+$", f[1]) and (half or f[2] not in HALF):
