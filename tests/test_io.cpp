@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -470,6 +471,43 @@ TEST(Hdf5Checkpoint, RoundTripsHeaderFieldsAndArraysBitwise) {
     EXPECT_THROW(io::write_checkpoint_h5<double>(dir / "e.h5", g, io::Box{{0, 0, 0}, {9, 5, 6}},
                                                  {{"u", &values}}, {}, false),
                  Error);
+}
+
+// A part of an HDF5 checkpoint (what each rank of a restart reads): a box of every field, x
+// fastest, the cells the whole field has there; a box of no cells reads the header, the names and
+// the arrays alone; a box past the grid is refused.
+TEST(Hdf5Checkpoint, APartIsTheBoxOfEveryField) {
+    if (!io::hdf5_available()) GTEST_SKIP() << io::hdf5_missing();
+    TempDir dir;
+    const HeatParams q = HeatParams::make_box(9, 5, 7, HeatStencil::p7);
+    HostField<double> u(q.extent()), v(q.extent());
+    test::fill_random(u, 21);
+    test::fill_random(v, 22);
+    const std::vector<double> a = interior_values(u), b = interior_values(v), traces = random_values<double>(6, 23);
+    const io::CheckpointHeader g{"heat3d", Precision::fp64, 9, 5, 7, 1, 3, 17, 0.5, {{"dt", q.dt}}};
+    io::write_checkpoint_h5<double>(dir / "p.h5", g, io::Box{{0, 0, 0}, {9, 5, 7}}, {{"u", &a}, {"v", &b}},
+                                    {{"traces", &traces}}, false);
+    const io::Box box{{2, 1, 3}, {4, 3, 2}};
+    const io::Checkpoint c = io::read_checkpoint_h5(dir / "p.h5", &box);
+    ASSERT_EQ(c.field_names, (std::vector<std::string>{"u", "v"}));
+    for (int f = 0; f < 2; ++f) {
+        const HostField<double>& whole = f ? v : u;
+        std::vector<double> want;
+        for (int k = 3; k < 5; ++k)
+            for (int j = 1; j < 4; ++j)
+                for (int i = 2; i < 6; ++i) want.push_back(whole.at(i, j, k));
+        std::vector<double> got(c.interiors[std::size_t(f)].size() / sizeof(double));
+        std::memcpy(got.data(), c.interiors[std::size_t(f)].data(), got.size() * sizeof(double));
+        EXPECT_EQ(got, want) << c.field_names[std::size_t(f)];
+    }
+    EXPECT_EQ(c.array<double>("traces"), traces);
+    const io::Box none{{0, 0, 0}, {0, 0, 0}};
+    const io::Checkpoint h = io::read_checkpoint_h5(dir / "p.h5", &none);
+    EXPECT_EQ(h.header.step, 17);
+    EXPECT_EQ(h.field_names, c.field_names);
+    EXPECT_TRUE(h.interiors[0].empty() && h.interiors[1].empty());
+    const io::Box past{{6, 0, 0}, {4, 5, 7}};
+    EXPECT_THROW(io::read_checkpoint_h5(dir / "p.h5", &past), Error);
 }
 
 // A damaged or foreign file is one UsageError naming it, whatever HDF5 makes of it.

@@ -4,6 +4,7 @@
 // backend or strategy added here is reachable from all of them, for every model.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,6 +69,13 @@ struct State {
     std::int64_t step = 0;
     std::vector<std::pair<std::string, HostField<T>>> fields;
     std::vector<std::pair<std::string, std::vector<T>>> arrays;
+    // Over MPI ranks, in place of `fields`: what reads every state field's cells of a box of the
+    // grid's interior (`lo`, `n` along x, y, z; each field's values x fastest, in the model's
+    // order), so that each rank reads its own part of a checkpoint and never holds the grid
+    // (app::checkpoint_state, HDF5). The decomposed engine calls it once, with its own cells.
+    using BoxReader = std::function<std::vector<std::pair<std::string, std::vector<T>>>(std::array<int, 3> lo,
+                                                                                         std::array<int, 3> n)>;
+    BoxReader read_box = {};
 
     const HostField<T>& field(std::string_view name) const;  // Error when absent
     const std::vector<T>* array(std::string_view name) const;  // null when absent

@@ -112,7 +112,9 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     if (io.out_dir.empty()) io.out_dir = model.out_dir;
     const Precision precision = precision_of<T>();
     // A restart continues the same schedule: the run still ends at problem.steps().
-    const std::optional<io::Checkpoint> restart = app::open_restart(io, problem, precision);
+    // Over ranks an HDF5 checkpoint is read in parts: each rank its own cells (app::checkpoint_state).
+    const std::optional<io::Checkpoint> restart =
+        app::open_restart(io, problem, precision, app::parts_of_restart(io.restart_path, dist::size()));
     const std::int64_t first = restart ? restart->header.step : 0, last = problem.steps();
     const std::int64_t snapshot_every = io.snapshot_every > 0 ? io.snapshot_every : problem.snapshot_every();
     const SnapshotSpec spec = problem.snapshot_spec();

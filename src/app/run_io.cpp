@@ -3,14 +3,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "strata/core/error.hpp"
+#include "strata/io/h5.hpp"
 
 namespace strata {
 
@@ -138,9 +143,12 @@ std::vector<std::string> Snapshots::finish(std::ostream& out, double loop_s) {
     return files;
 }
 
+bool parts_of_restart(const std::string& path, int ranks) { return ranks > 1 && is_h5_path(path); }
+
 io::Checkpoint read_restart(const std::string& path, const std::string& model, Precision precision,
-                            const Extent& e) {
-    io::Checkpoint c = io::read_checkpoint(path);
+                            const Extent& e, bool parts) {
+    const io::Box none{{0, 0, 0}, {0, 0, 0}};
+    io::Checkpoint c = parts ? io::read_checkpoint_h5(path, &none) : io::read_checkpoint(path);
     const io::CheckpointHeader& h = c.header;
     if (h.model != model)
         throw UsageError("checkpoint '" + path + "' is of model '" + h.model + "', not " + model);
@@ -156,10 +164,11 @@ io::Checkpoint read_restart(const std::string& path, const std::string& model, P
     return c;
 }
 
-std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& problem, Precision precision) {
+std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& problem, Precision precision,
+                                           bool parts) {
     if (o.restart_path.empty()) return std::nullopt;
     const ModelInfo& m = problem.model();
-    io::Checkpoint c = read_restart(o.restart_path, m.name, precision, problem.extent());
+    io::Checkpoint c = read_restart(o.restart_path, m.name, precision, problem.extent(), parts);
     for (const auto& [name, value] : problem.fingerprint()) require_same_param(c, o.restart_path, name, value);
     if (c.header.step > problem.steps()) {
         char last[64];
@@ -174,14 +183,33 @@ template <class T>
 State<T> checkpoint_state(const io::Checkpoint& c, const ModelInfo& model, const std::string& path) {
     State<T> s;
     s.step = c.header.step;
+    const bool cells = std::any_of(c.interiors.begin(), c.interiors.end(), [](const auto& v) { return !v.empty(); });
+    std::vector<std::string> names;  // the model's state fields, in its order
     for (const FieldDecl& f : model.fields) {
         if (!holds_state(f.role)) continue;
         const auto at = std::find(c.field_names.begin(), c.field_names.end(), f.name);
         if (at == c.field_names.end())
             throw Error("checkpoint '" + path + "' lacks the " + model.name + " field '" + f.name + "'");
-        s.fields.emplace_back(f.name, c.field<T>(std::size_t(at - c.field_names.begin())));
+        names.emplace_back(f.name);
+        if (cells) s.fields.emplace_back(f.name, c.field<T>(std::size_t(at - c.field_names.begin())));
     }
     for (const std::string& a : c.array_names) s.arrays.emplace_back(a, c.array<T>(a));
+    if (!cells)  // read without its cells (open_restart's parts): a box at a time, from the file
+        s.read_box = [path, names, precision = c.header.precision](std::array<int, 3> lo, std::array<int, 3> n) {
+            const io::Box box{lo, n};
+            const io::Checkpoint part = io::read_checkpoint_h5(path, &box);
+            if (part.header.precision != precision) throw Error("checkpoint '" + path + "' changed while it was read");
+            std::vector<std::pair<std::string, std::vector<T>>> out;
+            for (const std::string& name : names) {
+                const auto at = std::find(part.field_names.begin(), part.field_names.end(), name);
+                if (at == part.field_names.end()) throw Error("checkpoint '" + path + "' changed while it was read");
+                const std::vector<char>& raw = part.interiors[std::size_t(at - part.field_names.begin())];
+                std::vector<T> values(raw.size() / sizeof(T));
+                std::memcpy(values.data(), raw.data(), values.size() * sizeof(T));
+                out.emplace_back(name, std::move(values));
+            }
+            return out;
+        };
     return s;
 }
 

@@ -182,17 +182,25 @@ private:
     std::vector<std::string> files_;
 };
 
-// Reads a checkpoint for a restart and checks it is `model` at `precision` with `extent`.
+// Reads a checkpoint for a restart and checks it is `model` at `precision` with `extent`. `parts`
+// (an HDF5 checkpoint): the header, the fields' names and the arrays alone, no cell of a field
+// (checkpoint_state reads each rank's own).
 io::Checkpoint read_restart(const std::string& path, const std::string& model, Precision precision,
-                            const Extent& extent);
+                            const Extent& extent, bool parts = false);
 // The checkpoint a run restarts from (none without --restart): read_restart's checks, each of the
 // problem's fingerprint the same bitwise as the run's, and a step not past its last (a restart
-// continues to the same last step as the uninterrupted run, or further).
-std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& problem, Precision precision);
+// continues to the same last step as the uninterrupted run, or further). `parts`: over several
+// ranks, an HDF5 checkpoint is read rank by rank, each its own cells (parts_of_restart).
+std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& problem, Precision precision,
+                                           bool parts = false);
+// Whether a run of `ranks` processes reads the checkpoint `path` in parts: HDF5, over ranks.
+bool parts_of_restart(const std::string& path, int ranks);
 // Throws UsageError naming the parameter when the checkpoint's differs (bitwise) from the run's.
 void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
                         double run_value);
-// The state a checkpoint holds: every state field of the model, and the arrays.
+// The state a checkpoint holds: every state field of the model, and the arrays. For a checkpoint
+// read without its cells (open_restart's `parts`), a State whose read_box reads a box of every
+// state field from the file (each rank its own, when the decomposed engine asks).
 template <class T>
 State<T> checkpoint_state(const io::Checkpoint& c, const ModelInfo& model, const std::string& path);
 // Whether a checkpoint's name asks for HDF5 (io/h5.hpp): it ends in .h5 or .hdf5.

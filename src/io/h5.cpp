@@ -75,7 +75,7 @@ void write_checkpoint_h5(const std::string& path, const CheckpointHeader&, const
     throw UsageError("cannot write the checkpoint '" + path + "': " + hdf5_missing() +
                      "; a name not ending in .h5 writes strata's own format");
 }
-Checkpoint read_checkpoint_h5(const std::string& path) {
+Checkpoint read_checkpoint_h5(const std::string& path, const Box*) {
     throw UsageError("cannot read the HDF5 checkpoint '" + path + "': " + hdf5_missing());
 }
 template <class T>
@@ -389,9 +389,11 @@ struct Reader {
         return names;
     }
     // Dataset `name` of `group`: its values as raw bytes of `elem`-byte floats, after checking it
-    // holds floats of dimensions `dims` (slowest first).
+    // holds floats of dimensions `dims` (slowest first); with `start` and `count` (slowest first,
+    // inside `dims`), that hyperslab's alone.
     std::vector<char> values(hid_t group, const std::string& name, Precision precision,
-                             const std::vector<hsize_t>* dims) const {
+                             const std::vector<hsize_t>* dims, const std::vector<hsize_t>* start = nullptr,
+                             const std::vector<hsize_t>* count = nullptr) const {
         const std::size_t elem = std::size_t(bytes_of(precision));
         Id d(STRATA_H5(H5Dopen2(group, name.c_str(), H5P_DEFAULT)), H5Dclose);
         Id t(STRATA_H5(H5Dget_type(d)), H5Tclose);
@@ -402,17 +404,27 @@ struct Reader {
         STRATA_H5(H5Sget_simple_extent_dims(space, got.data(), nullptr));
         if (dims && got != *dims) bad("'" + name + "' differs in size from the grid its attributes give");
         if (!dims && rank != 1) bad("the array '" + name + "' is not one-dimensional");
-        hsize_t count = 1;
-        for (hsize_t g : got) count *= g;
-        std::vector<char> out(std::size_t(count) * elem);
-        if (count) STRATA_H5(H5Dread(d, float_type(precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()));
+        if (start) {  // the hyperslab alone, into memory of its size
+            hsize_t cells = 1;
+            for (hsize_t c : *count) cells *= c;
+            std::vector<char> out(std::size_t(cells) * elem);
+            if (!cells) return out;
+            STRATA_H5(H5Sselect_hyperslab(space, H5S_SELECT_SET, start->data(), nullptr, count->data(), nullptr));
+            Id memory(STRATA_H5(H5Screate_simple(int(count->size()), count->data(), nullptr)), H5Sclose);
+            STRATA_H5(H5Dread(d, float_type(precision), memory, space, H5P_DEFAULT, out.data()));
+            return out;
+        }
+        hsize_t count_all = 1;
+        for (hsize_t g : got) count_all *= g;
+        std::vector<char> out(std::size_t(count_all) * elem);
+        if (count_all) STRATA_H5(H5Dread(d, float_type(precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()));
         return out;
     }
 };
 
 }  // namespace
 
-Checkpoint read_checkpoint_h5(const std::string& path) {
+Checkpoint read_checkpoint_h5(const std::string& path, const Box* part) {
     quiet();
     const std::string& path_ = path;
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -456,6 +468,15 @@ Checkpoint read_checkpoint_h5(const std::string& path) {
             h.params.emplace_back(name, r.number<double>(params, name.c_str(), H5T_NATIVE_DOUBLE));
     }
     const std::vector<hsize_t> dims = slowest_first({h.nx, h.ny, h.nz}, h.dims);
+    std::vector<hsize_t> start, count;
+    if (part) {
+        const int n[3] = {h.nx, h.ny, h.nz};
+        for (int a = 0; a < 3; ++a)
+            if (part->lo[a] < 0 || part->n[a] < 0 || part->lo[a] + part->n[a] > (a < h.dims ? n[a] : 1))
+                throw Error("a part of checkpoint '" + path + "' asked for beyond its grid");
+        start = slowest_first(part->lo, h.dims);
+        count = slowest_first(part->n, h.dims);
+    }
     for (const char* kind : {"fields", "arrays"}) {
         if (STRATA_H5(H5Lexists(file, kind, H5P_DEFAULT)) <= 0) {
             if (kind[0] == 'f') r.bad("it has no group 'fields'");
@@ -465,7 +486,8 @@ Checkpoint read_checkpoint_h5(const std::string& path) {
         for (const std::string& name : r.links(group)) {
             if (kind[0] == 'f') {
                 c.field_names.push_back(name);
-                c.interiors.push_back(r.values(group, name, h.precision, &dims));
+                c.interiors.push_back(r.values(group, name, h.precision, &dims, part ? &start : nullptr,
+                                               part ? &count : nullptr));
             } else {
                 c.array_names.push_back(name);
                 c.arrays.push_back(r.values(group, name, h.precision, nullptr));

@@ -1,6 +1,7 @@
 #include "decomposed.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -291,9 +292,41 @@ private:
 
 // A state of the whole grid cut to a window: its fields' cells, the rows of its receivers' traces.
 template <class T>
-State<T> window_state(const State<T>& whole, const Window& me, const Extent& global, const PointFeatures& points) {
+State<T> window_state(const State<T>& whole, const Window& me, const Extent& global, const PointFeatures& points,
+                      bool exchanged) {
     State<T> part;
     part.step = whole.step;
+    if (whole.read_box && whole.fields.empty() && !exchanged) {  // -k: halos never exchanged, so read them too
+        State<T> all = whole;
+        all.read_box = nullptr;
+        for (auto& [name, values] : whole.read_box({0, 0, 0}, {global.nx, global.ny, global.nz})) {
+            HostField<T> u(global);
+            std::size_t at = 0;
+            for (int k = 0; k < global.nz; ++k)
+                for (int j = 0; j < global.ny; ++j)
+                    for (int i = 0; i < global.nx; ++i) u.at(i, j, k) = values[at++];
+            all.fields.emplace_back(name, std::move(u));
+        }
+        return window_state(all, me, global, points, exchanged);
+    }
+    if (whole.read_box && whole.fields.empty()) {
+        // This rank's own cells alone (a checkpoint read in parts): its halos start at 0, and the
+        // first pass takes them from their owners, as every pass does (the engines exchange before
+        // computing), so the run goes on bitwise as from the whole state.
+        std::array<int, 3> lo{0, 0, 0}, n{1, 1, 1};
+        for (int a = 0; a < global.dims; ++a) lo[a] = me.global_index(a, me.own_lo[a]), n[a] = me.own_n[a];
+        for (auto& [name, values] : whole.read_box(lo, n)) {
+            if (values.size() != std::size_t(n[0]) * n[1] * n[2])
+                throw Error("the part of the state field '" + name + "' read has another size than the rank's cells");
+            HostField<T> u(me.local);
+            std::size_t at = 0;
+            for (int k = 0; k < n[2]; ++k)
+                for (int j = 0; j < n[1]; ++j)
+                    for (int i = 0; i < n[0]; ++i)
+                        u.at(me.own_lo[0] + i, me.own_lo[1] + j, global.dims == 3 ? me.own_lo[2] + k : 0) = values[at++];
+            part.fields.emplace_back(name, std::move(u));
+        }
+    }
     for (const auto& [name, f] : whole.fields) {
         if (f.extent.nx != global.nx || f.extent.ny != global.ny || f.extent.nz != global.nz)
             throw Error("the state's field '" + name + "' differs from the problem's grid in extent");
@@ -425,7 +458,7 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     for (int r = 0; r < size(); ++r) windows.push_back(make_window(global, d, r, halo, m.periodic));
     const Window& me = windows[rank()];
     std::optional<State<T>> part;
-    if (initial) part = window_state(*initial, me, global, points);
+    if (initial) part = window_state(*initial, me, global, points, d.exchange);
     EngineOptions lo = o;
     lo.decomp = {};
     const std::array<int, 6> nb = neighbours(d, rank(), m.periodic, m.dims);

@@ -49,8 +49,10 @@ void write_checkpoint_h5(const std::string& path, const CheckpointHeader& header
                          bool collective);
 
 // The whole checkpoint, as read_checkpoint() returns it (which calls this for an HDF5 file);
-// UsageError naming the file and what is missing or malformed.
-Checkpoint read_checkpoint_h5(const std::string& path);
+// UsageError naming the file and what is missing or malformed. With `part`, each field's values
+// are those of that box alone, x fastest (a rank's own cells: over MPI ranks each reads its own
+// part, never the grid); a box of no cells reads the header, the fields' names and the arrays.
+Checkpoint read_checkpoint_h5(const std::string& path, const Box* part = nullptr);
 
 // A snapshot frame (--snapshot-format h5): FILE holds the field of `grid` (its name, nz x ny x nx
 // or ny x nx cells) as the dataset /NAME, with the attributes step and t; every process writes
