@@ -81,6 +81,26 @@ for k in $(kernels "$examples/wave8.stencil"); do
   case_ wave8 2x1x1 "$k" "$examples/wave8.stencil" -n 41 --steps 12 --precision fp32
 done
 
+# A restart from an HDF5 checkpoint, each rank reading its own cells (their halos from their owners
+# at the first pass): 2 ranks write at step 15, 2 on another grid continue to 30 with the temporal
+# kernel's deep halos and with async, each the bits of one process' uninterrupted run.
+restart_() {  # NAME GRID1 GRID2 KERNEL ARGS... (ARGS without --steps)
+  local name=$1 g1=$2 g2=$3 kernel=$4; shift 4
+  [[ -n ${ONLY:-} && ",$ONLY," != *",$name,"* ]] && return
+  "$strata" info | grep -q "HDF5 *: yes, parallel" || { echo "skip $name: no parallel HDF5"; return; }
+  local tag="$work/$name.$kernel"
+  "$strata" run "$@" --steps 30 --backend cuda --kernel "$kernel" --quiet --checkpoint "$tag.1.chk" > "$tag.1.txt" 2>&1
+  timeout 300 mpirun -np "$(ranks "$g1")" -x STRATA_SHARE_GPUS "${nvls[@]}" "$strata" run "$@" --steps 15 --decomp "$g1" \
+      --backend cuda --kernel "$kernel" --halos "$halos" --quiet --checkpoint "$tag.15.h5" > "$tag.a.txt" 2>&1 \
+    && timeout 300 mpirun -np "$(ranks "$g2")" -x STRATA_SHARE_GPUS "${nvls[@]}" "$strata" run "$@" --steps 30 --decomp "$g2" \
+      --backend cuda --kernel "$kernel" --halos "$halos" --quiet --restart "$tag.15.h5" --checkpoint "$tag.30.chk" > "$tag.b.txt" 2>&1 \
+    && cmp -s "$tag.1.chk" "$tag.30.chk" \
+    && { passed=$((passed + 1)); echo "ok   $name.$kernel: HDF5 restart $g1 -> $g2, each rank its own cells"; } \
+    || fail "$name.$kernel: HDF5 restart $g1 -> $g2: $(grep -h -m1 error "$tag.a.txt" "$tag.b.txt") (or the state differs)"
+}
+restart_ restart 1x1x2 2x1x1 temporal heat3d -n 67 --precision fp32 --depth 4
+restart_ restart 2x1x1 1x2x1 async heat3d -n 67 --precision fp64
+
 # -k: the halos are not exchanged, and the state must then differ (the comparison sees it).
 "$strata" run apf -n 300 -i 60 --backend cuda --kernel multi4 --quiet --checkpoint "$work/k1.chk" > /dev/null 2>&1
 mpirun -np 2 -x STRATA_SHARE_GPUS "${nvls[@]}" "$strata" run apf -n 300 -i 60 -x 1 -y 2 -k --backend cuda --kernel multi4 --quiet \
