@@ -77,7 +77,8 @@ TEST(Cli, RunsHeat3d) {
 // the remedies; bf16 (fp32's range) gets no line.
 TEST(Cli, Fp16RunsSayWhereTheirFieldsSitInTheRange) {
     const auto json = std::filesystem::temp_directory_path() / "strata_cli_fp16.json";
-    const CliResult heat = cli({"run", "heat3d", "-n", "12", "--steps", "4", "--precision", "fp16", "--json", json.string()});
+    const CliResult heat =
+        cli({"run", "heat3d", "-n", "12", "--steps", "4", "--precision", "fp16", "--json", json.string()});
     ASSERT_EQ(heat.code, 0) << heat.err;
     EXPECT_NE(heat.out.find("fp16 range of u"), std::string::npos) << heat.out;
     EXPECT_EQ(heat.out.find("warning"), std::string::npos) << heat.out;

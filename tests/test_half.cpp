@@ -185,7 +185,8 @@ void gray_scott_at_16_bits(double tol) {
     auto cpu = test::model_engine<T>(m, *p, Backend::cpu, {}, nullptr);
     auto omp = test::model_engine<T>(m, *p, Backend::omp, {}, nullptr);
     auto ref = test::model_engine<double>(m, *p, Backend::cpu, {}, nullptr);
-    for (auto* e : {static_cast<Engine*>(cpu.get()), static_cast<Engine*>(omp.get()), static_cast<Engine*>(ref.get())})
+    for (auto* e :
+         {static_cast<Engine*>(cpu.get()), static_cast<Engine*>(omp.get()), static_cast<Engine*>(ref.get())})
         e->advance(20);
     for (const char* f : {"u", "v"}) {
         EXPECT_TRUE(test::bitwise_equal(cpu->field(f), omp->field(f))) << f;

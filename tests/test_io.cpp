@@ -483,7 +483,8 @@ TEST(Hdf5Checkpoint, APartIsTheBoxOfEveryField) {
     HostField<double> u(q.extent()), v(q.extent());
     test::fill_random(u, 21);
     test::fill_random(v, 22);
-    const std::vector<double> a = interior_values(u), b = interior_values(v), traces = random_values<double>(6, 23);
+    const std::vector<double> a = interior_values(u), b = interior_values(v),
+                              traces = random_values<double>(6, 23);
     const io::CheckpointHeader g{"heat3d", Precision::fp64, 9, 5, 7, 1, 3, 17, 0.5, {{"dt", q.dt}}};
     io::write_checkpoint_h5<double>(dir / "p.h5", g, io::Box{{0, 0, 0}, {9, 5, 7}}, {{"u", &a}, {"v", &b}},
                                     {{"traces", &traces}}, false);

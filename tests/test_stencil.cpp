@@ -291,7 +291,8 @@ TEST(Stencil, TheLeapfrogGetsWave3dsInterfaceAndAnythingElseReadsCells) {
     // (Each value read widened to the arithmetic's type R: fp32 for 16-bit storage, else T itself.)
     EXPECT_NE(wave.find("return (((((((p_a * R(nb(0, 0, 0))) + R(nb(-4, 0, 0))) + R(nb(4, 0, 0))) + "
                         "R(nb(0, -4, 0))) + R(nb(0, 4, 0))) + R(nb(0, 0, -4))) + R(nb(0, 0, 4)));"),
-              std::string::npos) << wave;
+              std::string::npos)
+        << wave;
     EXPECT_NE(wave.find("return (((R(2) * own) - s_q) + (k_k * lap));"), std::string::npos) << wave;
     EXPECT_NE(wave.find("{\"q\", FieldRole::previous"), std::string::npos) << wave;
     EXPECT_NE(wave.find("min_bytes_per_cell = 4 * int(sizeof(T))"), std::string::npos) << wave;

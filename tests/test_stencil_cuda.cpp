@@ -289,7 +289,10 @@ void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps,
     auto cpu = engine<T>(m, *p, Backend::omp, {}, &init);
     cpu->advance(steps);
     // (16 bits: a few of the type's ulps, where a fused multiply-add tips a rounding: app/check.cpp)
-    const double tol = sizeof(T) == 8 ? 1e-12 : sizeof(T) == 4 ? 1e-5 : std::is_same_v<T, f16> ? 4.0 / 2048 : 4.0 / 256;
+    const double tol = sizeof(T) == 8           ? 1e-12
+                       : sizeof(T) == 4         ? 1e-5
+                       : std::is_same_v<T, f16> ? 4.0 / 2048
+                                                : 4.0 / 256;
     const auto chunked = kernel_names(Backend::cuda, m.name, true);
     for (const std::string& k : kernel_names(Backend::cuda, m.name)) {
         const bool chunks = std::count(chunked.begin(), chunked.end(), k) > 0,

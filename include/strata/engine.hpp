@@ -73,8 +73,8 @@ struct State {
     // grid's interior (`lo`, `n` along x, y, z; each field's values x fastest, in the model's
     // order), so that each rank reads its own part of a checkpoint and never holds the grid
     // (app::checkpoint_state, HDF5). The decomposed engine calls it once, with its own cells.
-    using BoxReader = std::function<std::vector<std::pair<std::string, std::vector<T>>>(std::array<int, 3> lo,
-                                                                                         std::array<int, 3> n)>;
+    using BoxReader = std::function<std::vector<std::pair<std::string, std::vector<T>>>(
+        std::array<int, 3> lo, std::array<int, 3> n)>;
     BoxReader read_box = {};
 
     const HostField<T>& field(std::string_view name) const;  // Error when absent

@@ -6,22 +6,22 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
+#include "run_io.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/snapshot.hpp"
 #include "strata/problem.hpp"
-#include "run_io.hpp"
 #ifdef STRATA_HAVE_CUDA
 #include "cuda/cuda_engines.hpp"
 #endif

@@ -2,8 +2,6 @@
 // from a random state on a grid no tile divides (check.hpp).
 #include "check.hpp"
 
-#include "bench.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include "bench.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
 #include "strata/engine.hpp"

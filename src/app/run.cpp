@@ -78,8 +78,10 @@ void report_fp16_range(Report& r, TypedEngine<T>& engine, const ModelInfo& model
             const std::string name(f.name);
             std::string label = "fp16 range of " + name;
             label.resize(std::max<std::size_t>(label.size(), 28), ' ');
-            r.line(label + ": max |" + name + "| %.3g, %.2f%% of its nonzero values subnormal (below 6.1e-05), %.0f not finite",
-                   {{"fp16_max_" + name, largest}, {"fp16_subnormal_percent_" + name, share},
+            r.line(label + ": max |" + name +
+                       "| %.3g, %.2f%% of its nonzero values subnormal (below 6.1e-05), %.0f not finite",
+                   {{"fp16_max_" + name, largest},
+                    {"fp16_subnormal_percent_" + name, share},
                     {"fp16_not_finite_" + name, counts[2]}});
             // Subnormal values far below the field's largest cost nothing: their absolute error (3e-8)
             // is under the largest values' own rounding. They do where the largest values sit near
@@ -87,12 +89,14 @@ void report_fp16_range(Report& r, TypedEngine<T>& engine, const ModelInfo& model
             char max_text[32];
             std::snprintf(max_text, sizeof max_text, "%.3g", largest);
             if (counts[2] > 0)
-                r.text("  warning: " + name + " overflowed fp16's range (beyond 65504: infinite); bf16 has fp32's "
+                r.text("  warning: " + name +
+                       " overflowed fp16's range (beyond 65504: infinite); bf16 has fp32's "
                        "range (docs/precision.md)\n");
             else if (largest > 0 && largest < 16 * normal)
-                r.text("  warning: " + name + "'s values are small for fp16 (max |" + name + "| " + max_text +
-                       "): below 6.1e-05 they keep fewer bits than fp16's 11; scale the problem (initial state, "
-                       "sources) or use bf16, which has fp32's range (docs/precision.md)\n");
+                r.text(
+                    "  warning: " + name + "'s values are small for fp16 (max |" + name + "| " + max_text +
+                    "): below 6.1e-05 they keep fewer bits than fp16's 11; scale the problem (initial state, "
+                    "sources) or use bf16, which has fp32's range (docs/precision.md)\n");
         }
     }
 }

@@ -183,7 +183,8 @@ template <class T>
 State<T> checkpoint_state(const io::Checkpoint& c, const ModelInfo& model, const std::string& path) {
     State<T> s;
     s.step = c.header.step;
-    const bool cells = std::any_of(c.interiors.begin(), c.interiors.end(), [](const auto& v) { return !v.empty(); });
+    const bool cells =
+        std::any_of(c.interiors.begin(), c.interiors.end(), [](const auto& v) { return !v.empty(); });
     std::vector<std::string> names;  // the model's state fields, in its order
     for (const FieldDecl& f : model.fields) {
         if (!holds_state(f.role)) continue;
@@ -195,14 +196,17 @@ State<T> checkpoint_state(const io::Checkpoint& c, const ModelInfo& model, const
     }
     for (const std::string& a : c.array_names) s.arrays.emplace_back(a, c.array<T>(a));
     if (!cells)  // read without its cells (open_restart's parts): a box at a time, from the file
-        s.read_box = [path, names, precision = c.header.precision](std::array<int, 3> lo, std::array<int, 3> n) {
+        s.read_box = [path, names, precision = c.header.precision](std::array<int, 3> lo,
+                                                                   std::array<int, 3> n) {
             const io::Box box{lo, n};
             const io::Checkpoint part = io::read_checkpoint_h5(path, &box);
-            if (part.header.precision != precision) throw Error("checkpoint '" + path + "' changed while it was read");
+            if (part.header.precision != precision)
+                throw Error("checkpoint '" + path + "' changed while it was read");
             std::vector<std::pair<std::string, std::vector<T>>> out;
             for (const std::string& name : names) {
                 const auto at = std::find(part.field_names.begin(), part.field_names.end(), name);
-                if (at == part.field_names.end()) throw Error("checkpoint '" + path + "' changed while it was read");
+                if (at == part.field_names.end())
+                    throw Error("checkpoint '" + path + "' changed while it was read");
                 const std::vector<char>& raw = part.interiors[std::size_t(at - part.field_names.begin())];
                 std::vector<T> values(raw.size() / sizeof(T));
                 std::memcpy(values.data(), raw.data(), values.size() * sizeof(T));

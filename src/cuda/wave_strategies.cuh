@@ -441,8 +441,8 @@ void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevG
     const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY),
                    nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows(kernel, nbx, BX * threads_y, L::bytes);
-    launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map,
-           prev_map, vdt2_map);
+    launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map, prev_map,
+           vdt2_map);
 }
 template <class Model, int BX, int BY, int MinBlocks>
 void launch_wave_planes(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,

@@ -409,7 +409,8 @@ struct Reader {
             for (hsize_t c : *count) cells *= c;
             std::vector<char> out(std::size_t(cells) * elem);
             if (!cells) return out;
-            STRATA_H5(H5Sselect_hyperslab(space, H5S_SELECT_SET, start->data(), nullptr, count->data(), nullptr));
+            STRATA_H5(
+                H5Sselect_hyperslab(space, H5S_SELECT_SET, start->data(), nullptr, count->data(), nullptr));
             Id memory(STRATA_H5(H5Screate_simple(int(count->size()), count->data(), nullptr)), H5Sclose);
             STRATA_H5(H5Dread(d, float_type(precision), memory, space, H5P_DEFAULT, out.data()));
             return out;
@@ -417,7 +418,8 @@ struct Reader {
         hsize_t count_all = 1;
         for (hsize_t g : got) count_all *= g;
         std::vector<char> out(std::size_t(count_all) * elem);
-        if (count_all) STRATA_H5(H5Dread(d, float_type(precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()));
+        if (count_all)
+            STRATA_H5(H5Dread(d, float_type(precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()));
         return out;
     }
 };

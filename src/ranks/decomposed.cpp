@@ -292,11 +292,12 @@ private:
 
 // A state of the whole grid cut to a window: its fields' cells, the rows of its receivers' traces.
 template <class T>
-State<T> window_state(const State<T>& whole, const Window& me, const Extent& global, const PointFeatures& points,
-                      bool exchanged) {
+State<T> window_state(const State<T>& whole, const Window& me, const Extent& global,
+                      const PointFeatures& points, bool exchanged) {
     State<T> part;
     part.step = whole.step;
-    if (whole.read_box && whole.fields.empty() && !exchanged) {  // -k: halos never exchanged, so read them too
+    // -k: halos never exchanged, so every rank reads the whole grid (its halos' cells too).
+    if (whole.read_box && whole.fields.empty() && !exchanged) {
         State<T> all = whole;
         all.read_box = nullptr;
         for (auto& [name, values] : whole.read_box({0, 0, 0}, {global.nx, global.ny, global.nz})) {
@@ -317,13 +318,15 @@ State<T> window_state(const State<T>& whole, const Window& me, const Extent& glo
         for (int a = 0; a < global.dims; ++a) lo[a] = me.global_index(a, me.own_lo[a]), n[a] = me.own_n[a];
         for (auto& [name, values] : whole.read_box(lo, n)) {
             if (values.size() != std::size_t(n[0]) * n[1] * n[2])
-                throw Error("the part of the state field '" + name + "' read has another size than the rank's cells");
+                throw Error("the part of the state field '" + name +
+                            "' read has another size than the rank's cells");
             HostField<T> u(me.local);
             std::size_t at = 0;
             for (int k = 0; k < n[2]; ++k)
                 for (int j = 0; j < n[1]; ++j)
                     for (int i = 0; i < n[0]; ++i)
-                        u.at(me.own_lo[0] + i, me.own_lo[1] + j, global.dims == 3 ? me.own_lo[2] + k : 0) = values[at++];
+                        u.at(me.own_lo[0] + i, me.own_lo[1] + j, global.dims == 3 ? me.own_lo[2] + k : 0) =
+                            values[at++];
             part.fields.emplace_back(name, std::move(u));
         }
     }

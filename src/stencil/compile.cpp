@@ -65,19 +65,23 @@ Compiler compiler() {
         defs += " " + (d.find('"') == std::string::npos ? d : quoted(d));
     std::istringstream dirs(STRATA_STENCIL_CUDA_INCLUDE);
     for (std::string d; std::getline(dirs, d, ':');) cuda_includes += " -I" + quoted(std::as_const(d));
-    c.parts.push_back({quoted(cxx) + common + defs + " -O3" + host +
-                           " -DSTRATA_STENCIL_MAIN -DSTRATA_STENCIL_CPU_HALF_APART -x c++ -c @IN@ -o @OUT@.0.o",
-                       "the registration and the CPU engines, fp32 and fp64"});
-    const std::pair<const char*, const char*> cuda_parts[] = {{"F32", "fp32"}, {"F64", "fp64"}, {"F16", "fp16"}, {"BF16", "bf16"}};
+    c.parts.push_back(
+        {quoted(cxx) + common + defs + " -O3" + host +
+             " -DSTRATA_STENCIL_MAIN -DSTRATA_STENCIL_CPU_HALF_APART -x c++ -c @IN@ -o @OUT@.0.o",
+         "the registration and the CPU engines, fp32 and fp64"});
+    const std::pair<const char*, const char*> cuda_parts[] = {
+        {"F32", "fp32"}, {"F64", "fp64"}, {"F16", "fp16"}, {"BF16", "bf16"}};
     for (std::size_t n = 0; n < std::size(cuda_parts); ++n)
-        c.parts.push_back({quoted(cxx) + common + defs + cuda_includes + " -DSTRATA_RTC_HOST -DSTRATA_STENCIL_CUDA_" +
-                               cuda_parts[n].first + " -O1" + host + " -Wno-psabi -x c++ -c @IN@ -o @OUT@." +
-                               std::to_string(n + 1) + ".o",
+        c.parts.push_back({quoted(cxx) + common + defs + cuda_includes +
+                               " -DSTRATA_RTC_HOST -DSTRATA_STENCIL_CUDA_" + cuda_parts[n].first + " -O1" +
+                               host + " -Wno-psabi -x c++ -c @IN@ -o @OUT@." + std::to_string(n + 1) + ".o",
                            std::string("the host side of the CUDA engines, ") + cuda_parts[n].second});
-    c.parts.push_back({quoted(cxx) + common + defs + " -O3" + host + " -DSTRATA_STENCIL_CPU_HALF -x c++ -c @IN@ -o @OUT@.5.o",
+    c.parts.push_back({quoted(cxx) + common + defs + " -O3" + host +
+                           " -DSTRATA_STENCIL_CPU_HALF -x c++ -c @IN@ -o @OUT@.5.o",
                        "the CPU engines, fp16 and bf16"});
     // The program's CUDA runtime (libcudart.so, loaded already): kernels are launched through it.
-    c.link = quoted(cxx) + " -shared -fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o @OUT@.3.o @OUT@.4.o @OUT@.5.o -L" +
+    c.link = quoted(cxx) +
+             " -shared -fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o @OUT@.3.o @OUT@.4.o @OUT@.5.o -L" +
              quoted(STRATA_STENCIL_CUDA_LIB) + " -lcudart -o @OUT@";
     c.archs = cuda_archs();
     c.nvrtc = "NVRTC " + rtc_version() + " (sm_";

@@ -73,14 +73,16 @@ bool compile_kernels(const Unit& u, void* so, const fs::path& include, const fs:
             const std::vector<std::string>& all = by_precision[p];
             const std::size_t parts = std::clamp<std::size_t>(all.size() / 8, 1, per_precision);
             for (std::size_t n = 0; n < parts; ++n)
-                jobs.push_back({arch, p,
+                jobs.push_back({arch,
+                                p,
                                 {all.begin() + std::ptrdiff_t(all.size() * n / parts),
                                  all.begin() + std::ptrdiff_t(all.size() * (n + 1) / parts)},
                                 {}});
         }
     for (Job& j : jobs)
         j.result = std::async(std::launch::async, [&u, &include, &source, &j] {
-            return rtc_compile(u.source, j.kernels, include.string(), cuda_defines(), j.arch, source.string());
+            return rtc_compile(u.source, j.kernels, include.string(), cuda_defines(), j.arch,
+                               source.string());
         });
     bool ok = true;
     std::string table;
