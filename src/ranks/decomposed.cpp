@@ -290,6 +290,17 @@ private:
     std::vector<int> owner_;       // each receiver's rank
 };
 
+// A box of cells (x fastest) into `u` from its cell `at` on.
+template <class T>
+void place_box(HostField<T>& u, const int (&at)[3], const std::array<int, 3>& n, const std::vector<T>& values) {
+    if (values.size() != std::size_t(n[0]) * n[1] * n[2])
+        throw Error("a part of the state read has another size than the cells asked for");
+    std::size_t v = 0;
+    for (int k = 0; k < n[2]; ++k)
+        for (int j = 0; j < n[1]; ++j)
+            for (int i = 0; i < n[0]; ++i) u.at(at[0] + i, at[1] + j, at[2] + k) = values[v++];
+}
+
 // A state of the whole grid cut to a window: its fields' cells, the rows of its receivers' traces.
 template <class T>
 State<T> window_state(const State<T>& whole, const Window& me, const Extent& global,
@@ -300,12 +311,10 @@ State<T> window_state(const State<T>& whole, const Window& me, const Extent& glo
     if (whole.read_box && whole.fields.empty() && !exchanged) {
         State<T> all = whole;
         all.read_box = nullptr;
-        for (auto& [name, values] : whole.read_box({0, 0, 0}, {global.nx, global.ny, global.nz})) {
+        const std::array<int, 3> n{global.nx, global.ny, global.nz};
+        for (auto& [name, values] : whole.read_box({0, 0, 0}, n)) {
             HostField<T> u(global);
-            std::size_t at = 0;
-            for (int k = 0; k < global.nz; ++k)
-                for (int j = 0; j < global.ny; ++j)
-                    for (int i = 0; i < global.nx; ++i) u.at(i, j, k) = values[at++];
+            place_box(u, {0, 0, 0}, n, values);
             all.fields.emplace_back(name, std::move(u));
         }
         return window_state(all, me, global, points, exchanged);
@@ -317,16 +326,8 @@ State<T> window_state(const State<T>& whole, const Window& me, const Extent& glo
         std::array<int, 3> lo{0, 0, 0}, n{1, 1, 1};
         for (int a = 0; a < global.dims; ++a) lo[a] = me.global_index(a, me.own_lo[a]), n[a] = me.own_n[a];
         for (auto& [name, values] : whole.read_box(lo, n)) {
-            if (values.size() != std::size_t(n[0]) * n[1] * n[2])
-                throw Error("the part of the state field '" + name +
-                            "' read has another size than the rank's cells");
             HostField<T> u(me.local);
-            std::size_t at = 0;
-            for (int k = 0; k < n[2]; ++k)
-                for (int j = 0; j < n[1]; ++j)
-                    for (int i = 0; i < n[0]; ++i)
-                        u.at(me.own_lo[0] + i, me.own_lo[1] + j, global.dims == 3 ? me.own_lo[2] + k : 0) =
-                            values[at++];
+            place_box(u, me.own_lo, n, values);
             part.fields.emplace_back(name, std::move(u));
         }
     }
