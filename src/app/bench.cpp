@@ -81,7 +81,7 @@ std::vector<Row> bench_kernels(const BenchOptions& o, std::string_view model, do
                 decltype(make(eo)) e;
                 try {
                     e = make(eo);  // released before the check: only one big problem on the device
-                } catch (const UsageError& refused) {
+                } catch (const KernelRefused& refused) {
                     if (!o.kernels.empty()) throw;  // (asked for by name: the user hears why)
                     std::cerr << "strata bench: " << k << " left out: " << refused.what() << "\n";
                     break;

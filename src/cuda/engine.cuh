@@ -211,7 +211,7 @@ Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, st
     const std::string want = name.empty() ? fallback : name;
     std::string known;
     for (const auto& s : strategies<Model>()) {
-        if (s.name == want && !s.refuses.empty()) throw UsageError("--kernel " + want + ": " + s.refuses);
+        if (s.name == want && !s.refuses.empty()) throw KernelRefused("--kernel " + want + ": " + s.refuses);
         if (s.name == want) return s;
         known += (known.empty() ? "" : ", ") + s.name;
     }

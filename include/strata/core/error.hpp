@@ -16,4 +16,12 @@ public:
     using Error::Error;
 };
 
+// A strategy asked for that cannot take the run's precision (wave3d's TMA kernels at 16 bits):
+// bad input to a run, and the one refusal `strata check` and `strata bench` list and go on past
+// (any other error of a strategy is still a failure there).
+class KernelRefused : public UsageError {
+public:
+    using UsageError::UsageError;
+};
+
 }  // namespace strata
