@@ -116,8 +116,9 @@ if want general || want general2d || want general3d; then  # #40: the kinds of f
     bench bench/stencils/heat-lap3d.stencil --precision fp32,fp64 --kernels cached,temporal --depth 2,4 --repeats 5
     bench heat3d --stencil 7pt --precision fp32,fp64 --kernels cached,temporal --depth 2,4 --repeats 5
     bench tests/stencils/pairs3d.stencil --precision fp32,fp64 --kernels cached,temporal --depth 2,3,4,5 --repeats 5
-    bench bench/stencils/heat-box27.stencil --precision fp32,fp64 --kernels stream,cached,temporal --depth 1,2,3,4 --repeats 5
-    bench heat3d --stencil 27pt --precision fp32,fp64 --kernels async,tma --repeats 5
+    bench bench/stencils/heat-box27.stencil --precision fp32,fp64 --kernels async,cached,tma,tmasync,temporal --depth 1,2,3 --repeats 5
+    bench tests/stencils/upwind3d.stencil --precision fp32,fp64 --kernels async,cached,temporal --depth 2,3,4 --repeats 5
+    bench heat3d --stencil 27pt --precision fp32,fp64 --kernels async,tma,temporal --depth 1,2,3 --repeats 5
     bench bench/stencils/gray-scott3d.stencil -n 384 --precision fp32,fp64 --kernels stream,cached,temporal --depth 1,2,3,4 --repeats 5
     bench examples/stencils/apf3d.stencil --precision fp32,fp64 --kernels stream,cached,temporal --depth 1,2,3 --repeats 5
     bench examples/stencils/variable-wave.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5

@@ -476,6 +476,8 @@ def main():
     files = [("3D heat `u + c * lap(u)` (heat-lap3d)", "bench/stencils/heat-lap3d.stencil", heat7, 2.0),
              ("3D heat, faces summed pairwise (pairs3d)", "tests/stencils/pairs3d.stencil", heat7, 2.0),
              ("3D 27-point box, one field (heat-box27)", "bench/stencils/heat-box27.stencil", heat27, 1.3),
+             ("3D anisotropic diffusion and upwind advection, weights of params (upwind3d)",
+              "tests/stencils/upwind3d.stencil", heat7, 2.0),
              ("2D 9-point box, one field (aniso9-2d)", "bench/stencils/aniso9-2d.stencil", heat2, 2.0),
              ("2D two fields, a coefficient, mirror (rd-coef2d)", "bench/stencils/rd-coef2d.stencil", heat2, 2.0),
              ("3D Gray-Scott, periodic, 384³ (gray-scott3d)", "bench/stencils/gray-scott3d.stencil", None, 2.0),

@@ -207,14 +207,19 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Which interface a 3D file's model gets (codegen.cpp): heat3d's plane sums where the field's
 // neighbours are read only as the sum of its faces, in heat3d's order (lap's) or pairwise axis by
-// axis; cells otherwise.
+// axis; heat3d's interface with sums of the model's own where one term of the update reads the
+// neighbourhood as a weighted sum (any order, star or box, weights of params); cells otherwise.
 TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     const std::string sum = "u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1]";
     auto kind = [](const std::string& text) {
         const std::string src = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\n" + text + "\n"), "t");
         const bool planes = src.find("PlaneSums<R> plane_sums") != std::string::npos;
+        const bool sums = src.find("STRATA_HD Sums plane_sums") != std::string::npos;
         const bool cells = src.find("cells_only = true") != std::string::npos;
-        return planes && !cells ? std::string("planes") : cells && !planes ? std::string("cells") : std::string("?");
+        return planes + sums + cells != 1 ? std::string("?")
+               : planes                   ? std::string("planes")
+               : sums                     ? std::string("sums")
+                                          : std::string("cells");
     };
     EXPECT_EQ(kind("u' = u + c * (" + sum + " - 6 * u)"), "planes");
     EXPECT_EQ(kind("let s = " + sum + "\nu' = u + c * (s - 6 * u) * abs(u) + c * (" + sum + ")"), "planes");
@@ -225,17 +230,49 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     EXPECT_EQ(kind("u' = u + c * (" + sum + " - 6 * u) + c * lap(u) * u"), "planes");
     EXPECT_EQ(kind("u' = u + c * (" + pairs + " - 6 * u) + c * (" + pairs + ") * u"), "planes");
     // Another order (the bits would differ), both orders in one file, brackets of neither, a lone
-    // neighbour, a box neighbour, another boundary, a second field, a coefficient:
-    EXPECT_EQ(kind("u' = u + c * (u[1,0,0] + u[-1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6 * u)"), "cells");
-    EXPECT_EQ(kind("u' = u + c * (" + pairs + " - 6 * u) + c * lap(u)"), "cells");
+    // neighbour, a box neighbour, weights apart per offset, a term inside a function: a weighted
+    // sum, the model's own sums.
+    EXPECT_EQ(kind("u' = u + c * (u[1,0,0] + u[-1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6 * u)"), "sums");
+    EXPECT_EQ(kind("u' = u + c * (" + pairs + " - 6 * u) + c * lap(u)"), "sums");
     EXPECT_EQ(kind("u' = u + c * ((u[0,-1,0] + u[0,1,0]) + (u[-1,0,0] + u[1,0,0]) + (u[0,0,-1] + u[0,0,1]))"),
-              "cells");
-    EXPECT_EQ(kind("u' = u + c * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + (u[0,0,-1] + u[0,0,1]))"), "cells");
-    EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[0,0,1]"), "cells");
-    EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[1,1,0]"), "cells");
+              "sums");
+    EXPECT_EQ(kind("u' = u + c * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + (u[0,0,-1] + u[0,0,1]))"), "sums");
+    EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[0,0,1]"), "sums");
+    EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[1,1,0]"), "sums");
+    EXPECT_EQ(kind("u' = u + c * (2 * u[1,0,0] - c * u[0,0,-1] / 3 - u[-1,1,1])"), "sums");
+    EXPECT_EQ(kind("u' = u * exp(-c * u) + sqrt(abs(c * (lap(u) + u[1,1,1])))"), "sums");
+    EXPECT_EQ(kind("u' = u + c * u * (u[1,0,0] + u[-1,0,0])"), "sums");  // (the term's weight outside it)
+    // Not a weighted sum (a product of reads, a read inside a function, a weight of the cell's
+    // value inside the term, a let that reads a neighbour), another boundary, a second field, a coefficient: cells.
+    EXPECT_EQ(kind("u' = u + c * u[1,0,0] * u[-1,0,0]"), "cells");
+    EXPECT_EQ(kind("u' = u + c * (abs(u[1,0,0]) + u[-1,0,0])"), "cells");
+    EXPECT_EQ(kind("u' = u + c * (u[1,0,0] * u + u[-1,0,0])"), "cells");
+    EXPECT_EQ(kind("let s = u[1,0,0] - u\nu' = u + c * s"), "cells");
     EXPECT_EQ(kind("boundary periodic\nu' = u + c * (" + sum + " - 6 * u)"), "cells");
     EXPECT_EQ(kind("field v = 0\nu' = u + c * (" + sum + " - 6 * u)\nv' = v + u"), "cells");
     EXPECT_EQ(kind("coefficient k = 1\nu' = u + k * (" + sum + " - 6 * u)"), "cells");
+    // The own sums: each plane's reads by weight, a symmetric box's z-1 and z+1 one pattern (s0),
+    // the weights from the params once, 1 and -1 as additions, the term `t` where it stands.
+    const std::string box = generate_model(
+        parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c / 2 * (3 * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + "
+              "u[0,1,0] + u[0,0,-1] + u[0,0,1]) + u[-1,-1,0] + u[1,-1,0] + u[-1,1,0] + u[1,1,0] + u[-1,0,-1] + "
+              "u[1,0,-1] + u[-1,0,1] + u[1,0,1] + u[0,-1,-1] + u[0,1,-1] + u[0,-1,1] + u[0,1,1] - 30 * u)\n"),
+        "t");
+    for (const char* line : {"w0(R(3))", "R center, s0, s1;", "s.s0 = w0 * u(0, 0) + (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1));",
+                             "s.s1 = w0 * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1)) + (u(-1, -1) + u(1, -1) + u(-1, 1) + u(1, 1));",
+                             "return {below.s0 + at.s1};", "t = p.sum + above.s0;",
+                             "const R n_u = (c + (strata::divide(p_c, R(2)) * (t - (R(30) * c))));",
+                             "static constexpr bool star = false;"})
+        EXPECT_NE(box.find(line), std::string::npos) << line << "\n" << box;
+    const std::string star = generate_model(
+        parse("dims 3\nfield u = 0\nparam a = 0.1, v = 0.2\nu' = u + a * (u[1,0,0] - 2 * u + u[-1,0,0]) - v * (u - "
+              "u[0,0,-1])\n"),
+        "t");
+    for (const char* line : {"w0(R(1 + -2 * (p[0]) + -(p[1])))", "w1(R((p[0])))", "w2(R((p[1])))",
+                             "s.s0 = w2 * u(0, 0);", "s.s1 = w0 * u(0, 0) + w1 * (u(1, 0) + u(-1, 0));",
+                             "return {below.s0 + at.s1};", "t = p.sum;", "const R n_u = t;",
+                             "static constexpr bool star = true;"})
+        EXPECT_NE(star.find(line), std::string::npos) << line << "\n" << star;
     // The update as heat3d writes it: the sum is `faces`, the cell `c`, no neighbour read by itself.
     const std::string heat = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + sum + " - 6 * u)\n"), "t");
     EXPECT_NE(heat.find("const R n_u = (c + (p_c * (faces - (R(6) * c))));"), std::string::npos) << heat;

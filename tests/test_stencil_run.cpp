@@ -16,6 +16,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "stencil/build.hpp"
 #include "stencil/rtc.hpp"
@@ -357,6 +358,48 @@ void pairs_equal_cells(Backend backend) {
 }
 TEST(StencilRun, PairsHeatFileGetsPlaneSumsWithItsBitsCpuFp64) { pairs_equal_cells<double>(Backend::cpu); }
 TEST(StencilRun, PairsHeatFileGetsPlaneSumsWithItsBitsOmpFp32) { pairs_equal_cells<float>(Backend::omp); }
+
+// A file whose neighbourhood is one weighted sum, in an order of its own (tests/stencils/box3d.stencil:
+// a 27-point box, weights apart for z-1 and z+1; upwind3d.stencil: a star whose whole update is
+// linear) gets heat3d's interface with its own plane sums (codegen.cpp: linear_split): against its
+// twin read cell by cell in the file's order (the fixed boundary at 0, which keeps a file cells-only
+// with the same ghosts), the same values within a few ulps (the sums regrouped plane by plane),
+// from the same random state on an odd box, both precisions, both CPU backends, and at 16 bits.
+template <class T>
+void sums_match_cells(const std::string& name, Backend backend) {
+    const std::string file = test::stencil_fixture(name);
+    const ModelInfo& m = find_model(file);
+    EXPECT_FALSE(m.cells_only);
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const fs::path twin =
+        fs::temp_directory_path() / ("strata-" + name.substr(0, name.find('.')) + "-cells-" + std::to_string(getpid()) + ".stencil");
+    std::ofstream(twin) << "boundary fixed 0\n" << text.str();
+    const ModelInfo& c = find_model(twin.string());
+    fs::remove(twin);
+    EXPECT_TRUE(c.cells_only);
+    const auto a = m.box(Params{}, 19, 13, 11), b = c.box(Params{}, 19, 13, 11);
+    const State<T> init = test::random_state_of<T>("u", a->extent(), 8, false);
+    auto ea = engine<T>(m, *a, backend, &init), eb = engine<T>(c, *b, backend, &init);
+    ea->advance(9);
+    eb->advance(9);
+    const double tol = sizeof(T) == 8 ? 1e-13 : sizeof(T) == 4 ? 1e-5 : std::is_same_v<T, f16> ? 8.0 / 2048 : 8.0 / 256;
+    EXPECT_LE(max_relative_error(ea->field("u"), eb->field("u")), tol) << name;
+    EXPECT_FALSE(test::bitwise_equal(ea->field("u"), HostField<T>(ea->field("u").extent)));  // (not all zero)
+}
+TEST(StencilRun, WeightedSumsGetTheirOwnPlaneSumsCpuFp64) {
+    sums_match_cells<double>("box3d.stencil", Backend::cpu);
+    sums_match_cells<double>("upwind3d.stencil", Backend::cpu);
+}
+TEST(StencilRun, WeightedSumsGetTheirOwnPlaneSumsOmpFp32) {
+    sums_match_cells<float>("box3d.stencil", Backend::omp);
+    sums_match_cells<float>("upwind3d.stencil", Backend::omp);
+}
+TEST(StencilRun, WeightedSumsGetTheirOwnPlaneSumsAt16Bits) {
+    sums_match_cells<f16>("box3d.stencil", Backend::omp);
+    sums_match_cells<bf16>("upwind3d.stencil", Backend::cpu);
+}
 
 // wave8.stencil writes wave3d's leapfrog and 8th-order Laplacian in its order: with wave3d's vdt2
 // (a velocity varying per cell), its weights as params, no sponge and no sources, the same bits

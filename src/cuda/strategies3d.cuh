@@ -130,7 +130,7 @@ struct PlaneTile {
 
     // The plane sums of every own cell, from a plane in shared memory.
     template <class Model>
-    __device__ void sums(const Model& m, const T* tile, PlaneSums<compute_t<T>> (&out)[M][V]) const {
+    __device__ void sums(const Model& m, const T* tile, typename Model::Sums (&out)[M][V]) const {
 #pragma unroll
         for (int r = 0; r < M; ++r) {
             compute_t<T> w[3][V + 2];  // rows y-1, y, y+1 of columns x0-1 .. x0+V (widened once)
@@ -153,9 +153,9 @@ struct PlaneTile {
     // are inside, the model's per-cell store at the right edge of the grid.
     template <class Model>
     __device__ void store(const Model& m, const typename Model::Fields& f, const DevGrid& g, int z,
-                          const PlaneSums<compute_t<T>> (&below)[M][V],
-                          const PlaneSums<compute_t<T>> (&at)[M][V],
-                          const PlaneSums<compute_t<T>> (&above)[M][V],
+                          const typename Model::Sums (&below)[M][V],
+                          const typename Model::Sums (&at)[M][V],
+                          const typename Model::Sums (&above)[M][V],
                           const typename Model::Point (&p)[M][V]) const {
 #pragma unroll
         for (int r = 0; r < M; ++r) {
@@ -212,7 +212,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     planes3d(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk, const int rows) {
     using T = typename Model::value_type;
     using Tile = PlaneTile<T, Model::mirror, BX, BY, M, V>;
-    using Sums = PlaneSums<compute_t<T>>;
+    using Sums = typename Model::Sums;
     __shared__ __align__(16) T tile[Tile::CELLS];
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
                                         blocks_for(g.span(g.nz), zchunk), rows);
@@ -291,7 +291,7 @@ template <class Model, int BX, int BY, int ZC, int V, bool Whole>
 __global__ void __launch_bounds__(BX* BY)
     cached3d(const Model m, const typename Model::Fields f, const DevGrid g) {
     using T = typename Model::value_type;
-    using Sums = PlaneSums<compute_t<T>>;
+    using Sums = typename Model::Sums;
     using Vec = Lanes<T, V>;
     static_assert(Model::zero_ghosts && V > 1, "zero ghosts, not read; 8- or 16-byte vectors");
     static_assert(BX == 32, "a warp is one row of threads: the x-neighbours pass between its lanes");
@@ -338,10 +338,10 @@ __global__ void __launch_bounds__(BX* BY)
 #pragma unroll
         for (int v = 0; v < V; ++v)
             s[v] = edges ? m.plane_sums([&](int di, int dj) { return w[dj + 1][v + 1 + di]; })
-                         : Sums{w[1][v + 1], T(0), T(0)};
+                         : centre_sums(m, w[1][v + 1]);
     };
     // The end planes z0-1 and z0+ZC only feed the planes inside: a star stencil takes only their
-    // centers (update_planes reads below.center and above.center alone).
+    // centres (update_planes reads no other value of planes z-1 and z+1).
     constexpr bool ends_need_edges = !Model::star;
 
     Sums below[V], at[V], above[V];
@@ -415,7 +415,7 @@ __global__ void __launch_bounds__(BX* BY)
     async3d(const Model m, const typename Model::Fields f, const DevGrid g, const int zchunk, const int rows) {
     using T = typename Model::value_type;
     using Tile = PlaneTile<T, Model::mirror, BX, BY, M, V>;
-    using Sums = PlaneSums<compute_t<T>>;
+    using Sums = typename Model::Sums;
     unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of Tile::CELLS
     const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
@@ -626,7 +626,7 @@ __global__ void __launch_bounds__(BX*(BY + int(Ws)))
     static_assert(Model::zero_ghosts && !Model::mirror, "TMA's zero fill stands for a zero ghost layer only");
     using T = typename Model::value_type;
     using Tile = PlaneTile<T, false, BX, BY, M, V>;
-    using Sums = PlaneSums<compute_t<T>>;
+    using Sums = typename Model::Sums;
     constexpr int STAGE = tma3d_stage_cells<Model, BX, BY, M, V>();
     unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of STAGE elements, then the barriers

@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                   "temporal3d applies fixed boundaries with zero ghosts");
     static_assert(S >= 2 && K >= 1);
     using T = typename Model::value_type;
-    using Sums = PlaneSums<compute_t<T>>;
+    using Sums = typename Model::Sums;
     using Partial = typename Model::Partial;
     using Tile = TemporalTile3d<T, BY>;
     constexpr int V = Tile::V, BX = Tile::BX, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS;
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
 #pragma unroll
     for (int l = 0; l < K; ++l)
 #pragma unroll
-        for (int v = 0; v < V; ++v) at[l][v] = Sums{T(0), T(0), T(0)}, pend[l][v] = Partial{T(0), T(0), T(0)};
+        for (int v = 0; v < V; ++v) at[l][v] = Sums{}, pend[l][v] = Partial{};
 
     int slot = 0;  // the stage of plane q
     for (int q = qa; q < qb; ++q) {

@@ -7,6 +7,8 @@
 #include "stencil/codegen.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <initializer_list>
@@ -57,6 +59,14 @@ const std::string& offset_field(const Expr& e) { return e.kind == Expr::Kind::ca
 //   shallower or with fewer blocks (strategies.cuh).
 enum class Faces { none, chain, pairs };
 
+// One read of a linear term (linear_split): weight * u(offset), the weight a number times
+// factors that read params only (numbers, params and functions of them), or their reciprocals.
+struct Read {
+    double number = 1;
+    std::vector<std::pair<const Expr*, bool>> factors;  // (factor, divides)
+    std::vector<int> offset;
+};
+
 // The generated model's fields: those read through neighbourhoods first, in the file's order (the
 // strategies' `in`/`out`, or `in[h]`/`out[h]` for several), then those read and written at their
 // cell only (`states`), then the coefficients.
@@ -77,6 +87,10 @@ struct Layout {
     bool cells = false;
     bool planes = false;  // heat3d's interface: the field's face neighbours summed as plane sums
     Faces faces = Faces::none;  // (planes) the order of that sum
+    // heat3d's interface with the model's own plane sums (linear_split): the term of the field's
+    // update that reads its neighbourhood, a weighted sum of its reads; null for the other kinds.
+    const Expr* sum = nullptr;
+    std::vector<Read> reads;  // (sum) the term's reads, weighted, in the file's order
     // wave3d's interface (leapfrog_split): the field's update, and its term that reads the
     // neighbourhood (the strategies' `laplacian`); null for the other kinds.
     const Expr* next = nullptr;
@@ -201,6 +215,97 @@ std::pair<const Expr*, const Expr*> leapfrog_split(const Spec& spec, const Layou
     return fits ? std::pair{next_u, term} : std::pair<const Expr*, const Expr*>{};
 }
 
+// Whether e reads params and numbers only: a weight's factor.
+bool constant(const Expr& e) {
+    bool c = true;
+    walk(e, [&](const Expr& x) {
+        c = c && x.kind != Expr::Kind::field && x.kind != Expr::Kind::local && x.kind != Expr::Kind::coordinate &&
+            !(x.kind == Expr::Kind::call && x.name == "lap") &&
+            !(x.kind == Expr::Kind::binary && x.op != "+" && x.op != "-" && x.op != "*" && x.op != "/");
+    });
+    return c;
+}
+
+// e as a weighted sum of u's reads, each weighted by `w` times what e multiplies it by; false
+// where e is not linear in u or reads anything else.
+bool linear(const Expr& e, const Spec& spec, const std::string& u, const Read& w, std::vector<Read>& out) {
+    auto scaled = [&](const Expr& k, bool divides) {
+        Read s = w;
+        if (k.kind == Expr::Kind::number)
+            s.number = divides ? s.number / k.value : s.number * k.value;
+        else
+            s.factors.emplace_back(&k, divides);
+        return s;
+    };
+    auto negated = [&] {
+        Read s = w;
+        s.number = -s.number;
+        return s;
+    };
+    switch (e.kind) {
+        case Expr::Kind::field: {
+            if (e.name != u || e.updated) return false;
+            Read r = w;
+            r.offset = e.offset;
+            if (r.number != 0) out.push_back(r);
+            return true;
+        }
+        case Expr::Kind::call:
+            return e.name == "lap" && e.args[0]->name == u &&
+                   linear(*expand_lap(u, spec.dims, e.at), spec, u, w, out);
+        case Expr::Kind::unary: return e.op == "-" && linear(*e.args[0], spec, u, negated(), out);
+        case Expr::Kind::binary: {
+            const Expr &a = *e.args[0], &b = *e.args[1];
+            if (e.op == "+") return linear(a, spec, u, w, out) && linear(b, spec, u, w, out);
+            if (e.op == "-") return linear(a, spec, u, w, out) && linear(b, spec, u, negated(), out);
+            if (e.op == "*" && constant(a)) return linear(b, spec, u, scaled(a, false), out);
+            if (e.op == "*" && constant(b)) return linear(a, spec, u, scaled(b, false), out);
+            if (e.op == "/" && constant(b)) return linear(a, spec, u, scaled(b, true), out);
+            return false;
+        }
+        default: return false;  // a constant alone, a local: not a read of u
+    }
+}
+
+// The split of a 3D radius-1 field's update that any plane-sum strategy takes, whatever the
+// file's neighbourhood (star or box, any weights, lap or spelled out): for a layout of one field
+// u read through its neighbourhood and nothing else (the zero boundary), the smallest part of u's
+// update that holds every read of u at an offset (the term), where the term is a sum of u's reads
+// weighted by params and numbers, and no let reads u at an offset. Returns the term and its reads
+// (null where the file is not so). The model sums each plane's reads by weight once for the
+// planes that read it (linear_functor): the file's additions regrouped plane by plane, so its
+// values round apart from the file's order (within the precision's tolerance: the CPU backends
+// run the same sums); a file written in heat3d's order takes the `planes` kind first, and its bits.
+std::pair<const Expr*, std::vector<Read>> linear_split(const Spec& spec, const Layout& l) {
+    if (spec.dims != 3 || l.radius != 1 || l.hoods.size() != 1 || !l.states.empty() || !l.coefs.empty() ||
+        spec.boundary != Boundary::zero)
+        return {};
+    const std::string& u = l.hoods[0]->name;
+    auto holds = [&](const Expr& e) {
+        bool any = false;
+        walk(e, [&](const Expr& x) { any = any || (at_offset(x) && offset_field(x) == u); });
+        return any;
+    };
+    const Expr* next = nullptr;
+    for (const Update& up : spec.updates) {
+        if (up.local && holds(*up.value)) return {};
+        if (!up.local) next = up.value.get();
+    }
+    if (!next || !holds(*next)) return {};
+    const Expr* term = next;
+    while (!at_offset(*term)) {
+        const Expr* holder = nullptr;
+        int holding = 0;
+        for (const ExprPtr& a : term->args)
+            if (holds(*a)) holder = a.get(), ++holding;
+        if (holding != 1) break;
+        term = holder;
+    }
+    std::vector<Read> reads;
+    if (!linear(*term, spec, u, Read{}, reads) || reads.empty()) return {};
+    return {term, reads};
+}
+
 Layout plan(const Spec& spec) {
     const std::string supported =
         " (generated models take, so far: up to 4 fields read through neighbourhoods of radius up to 4, fields "
@@ -251,6 +356,8 @@ Layout plan(const Spec& spec) {
                    return reads_faces_only(*u.value, l.hoods[0]->name, l.faces);
                });
     if (l.planes) l.cells = false;
+    if (!l.planes) std::tie(l.sum, l.reads) = linear_split(spec, l);
+    if (l.sum) l.cells = false;
     std::tie(l.next, l.lap) = leapfrog_split(spec, l);
     if (l.lap) l.cells = false;
     if (spec.boundary == Boundary::mirror && (l.radius > 1 || !l.star))
@@ -293,10 +400,11 @@ public:
     Emitter(const Spec& spec, const Layout* layout) : spec_(spec), layout_(layout) {}
     // The emitter of a leapfrog's pointwise update (leapfrog_split): `term` is `lap`, and the
     // neighbourhood field (read at its cell only) is `own`.
-    Emitter pointwise(const Expr* term, std::string own) const {
+    Emitter pointwise(const Expr* term, std::string own, std::string term_name = "lap") const {
         Emitter e = *this;
         e.term_ = term;
         e.own_ = std::move(own);
+        e.term_name_ = std::move(term_name);
         return e;
     }
     // The emitter that writes each let's expression where the let is read, instead of its name.
@@ -313,7 +421,7 @@ public:
     std::string operator()(const Expr& e) const {
         auto arg = [&](int i) { return (*this)(*e.args[std::size_t(i)]); };
         const std::string t = layout_ ? "R" : "double";
-        if (&e == term_) return "lap";
+        if (&e == term_) return term_name_;
         switch (e.kind) {
             case Expr::Kind::number: return cat({t, "(", number(e.value), ")"});
             case Expr::Kind::param:
@@ -364,7 +472,7 @@ private:
     const Spec& spec_;
     const Layout* layout_;  // null: initial values (params from an array, no fields)
     const Expr* term_ = nullptr;
-    std::string own_;
+    std::string own_, term_name_;
     bool inline_lets_ = false;
 };
 
@@ -468,6 +576,7 @@ void planes_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
     o << "    STRATA_HD static Fields bind(const FieldPtrs<T, 1>& b) { return {b.in[0], b.out[0]}; }\n"
       << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { (void)f, (void)i; return "
          "{}; }\n\n"
+      << "    using Sums = PlaneSums<R>;\n"
       << "    // `u(di, dj)` reads one plane at an in-plane offset.\n"
       << "    template <class Nb2>\n    STRATA_HD PlaneSums<R> plane_sums(const Nb2& u) const {\n"
       << "        PlaneSums<R> s;\n        s.center = u(0, 0);\n"
@@ -498,6 +607,148 @@ void planes_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
       << "    STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(u); }\n"
       << "    STRATA_HD void store_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above, "
          "Point,\n                                const Fields& f, std::int64_t i) const {\n"
+      << "        f.out[i] = update_planes(below, at, above);\n    }\n";
+}
+
+// The rest of a linear term's functor (linear_split): heat3d's interface with the model's own
+// plane sums. Plane z+dz of a cell's update contributes the sum of the term's reads at that dz,
+// weighted: an in-plane pattern of (weight, dx, dy). Sums holds, per plane, its centre (the
+// field's own value where the update reads it outside the term) and the sum of each distinct
+// pattern, taken once per plane for the three cells it feeds (a symmetric stencil's z-1 and z+1
+// patterns are one). Each pattern's reads are added by weight, in the file's order, then
+// multiplied once by their weight (the weights are computed once, in double, from the params).
+// The term of plane z is ((below's + at's) + above's): `partial` the first two, one word.
+void linear_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emitter& kernel) {
+    const std::string& u = l.hoods[0]->name;
+    const Emitter host(spec, nullptr);
+    // Each offset's weight: its reads' summed (those of one set of factors by their numbers), as
+    // C++ in double; the distinct weights numbered, "+" and "-" marking 1 and -1.
+    std::vector<std::vector<int>> offsets;
+    std::vector<std::vector<std::pair<double, std::string>>> terms;  // per offset: (number, factors)
+    for (const Read& r : l.reads) {
+        std::vector<std::string> f;
+        for (const auto& [e, divides] : r.factors) f.push_back(cat({" * ", divides ? "(1.0 / " : "(", host(*e), ")"}));
+        std::sort(f.begin(), f.end());
+        std::string factors;
+        for (const std::string& x : f) factors += x;
+        const auto at = std::find(offsets.begin(), offsets.end(), r.offset);
+        if (at == offsets.end()) offsets.push_back(r.offset), terms.emplace_back();
+        auto& t = terms[std::size_t(std::find(offsets.begin(), offsets.end(), r.offset) - offsets.begin())];
+        const auto same = std::find_if(t.begin(), t.end(), [&](const auto& x) { return x.second == factors; });
+        if (same == t.end())
+            t.emplace_back(r.number, factors);
+        else
+            same->first += r.number;
+    }
+    std::vector<std::string> codes, signs;  // distinct weights: their C++ (double), "+"/"-" for 1/-1
+    std::vector<int> weight(offsets.size(), -1);  // per offset (-1: 0, not read)
+    for (std::size_t n = 0; n < offsets.size(); ++n) {
+        std::string code;
+        int kept = 0;
+        for (const auto& [number_of, factors] : terms[n])
+            if (number_of == 0) continue;
+            else if (factors.empty() || std::abs(number_of) != 1)
+                code += cat({kept++ ? " + " : "", number(number_of), factors});
+            else  // (1 * x written x)
+                code += cat({kept++ ? " + " : "", number_of < 0 ? "-" : "", std::string_view(factors).substr(3)});
+        if (!kept) continue;
+        const auto at = std::find(codes.begin(), codes.end(), code);
+        weight[n] = int(at - codes.begin());
+        if (at != codes.end()) continue;
+        codes.push_back(code);
+        signs.push_back(code == "1" ? "+" : code == "-1" ? "-" : "");
+    }
+    // The patterns: (weight, dx, dy) in the file's order, per dz; the distinct ones numbered.
+    using Pattern = std::vector<std::array<int, 3>>;
+    std::vector<Pattern> patterns;
+    int member[3] = {-1, -1, -1};  // dz + 1 -> its pattern's Sums member (-1: none)
+    for (int dz = -1; dz <= 1; ++dz) {
+        Pattern p;
+        for (std::size_t n = 0; n < offsets.size(); ++n)
+            if (offsets[n][2] == dz && weight[n] >= 0) p.push_back({weight[n], offsets[n][0], offsets[n][1]});
+        if (p.empty()) continue;
+        const auto at = std::find(patterns.begin(), patterns.end(), p);
+        member[dz + 1] = int(at - patterns.begin());
+        if (at == patterns.end()) patterns.push_back(p);
+    }
+    auto sum_of = [&](const Pattern& p) {  // grouped by weight, in order of first appearance
+        std::vector<int> order;
+        for (const auto& r : p)
+            if (std::find(order.begin(), order.end(), r[0]) == order.end()) order.push_back(r[0]);
+        std::string s;
+        for (int w : order) {
+            std::string reads;
+            int n = 0;
+            for (const auto& r : p)
+                if (r[0] == w)
+                    reads += cat({n++ ? " + " : "", "u(", std::to_string(r[1]), ", ", std::to_string(r[2]), ")"});
+            if (n > 1) reads = cat({"(", reads, ")"});
+            const std::string& sign = signs[std::size_t(w)];
+            if (sign == "-")
+                s += cat({s.empty() ? "-" : " - ", reads});
+            else if (sign == "+")
+                s += cat({s.empty() ? "" : " + ", reads});
+            else
+                s += cat({s.empty() ? "" : " + ", "w", std::to_string(w), " * ", reads});
+        }
+        return s;
+    };
+    auto part = [&](const char* plane, int dz) {
+        return member[dz + 1] < 0 ? std::string() : cat({plane, ".s", std::to_string(member[dz + 1])});
+    };
+    auto named = [&](int dz) { return member[dz + 1] < 0 ? std::string(" none") : " s" + std::to_string(member[dz + 1]); };
+
+    o << "    struct Fields {\n        const T* in;  // " << u << " now\n        T* out;       // " << u
+      << " next\n    };\n    struct Point {};\n\n";
+    for (const auto& [name, value] : spec.params) o << "    R p_" << name << ";\n";
+    std::string members, inits;  // the weights but 1 and -1 (added and subtracted)
+    for (std::size_t w = 0; w < codes.size(); ++w) {
+        if (!signs[w].empty()) continue;
+        members += cat({members.empty() ? "    R w" : ", w", std::to_string(w)});
+        inits += cat({", w", std::to_string(w), "(R(", codes[w], "))"});
+    }
+    if (!members.empty()) o << members << ";  // the weights, from the params\n";
+    o << "\n    explicit Kernel(const double* p)";
+    for (std::size_t i = 0; i < spec.params.size(); ++i)
+        o << (i ? ", " : " : ") << "p_" << spec.params[i].first << "(R(p[" << i << "]))";
+    if (!inits.empty()) o << (spec.params.empty() ? " : " + inits.substr(2) : inits);
+    o << " { (void)p; }\n\n"
+      << "    STRATA_HD static Fields bind(const FieldPtrs<T, 1>& b) { return {b.in[0], b.out[0]}; }\n"
+      << "    STRATA_HD Point load_point(const Fields& f, std::int64_t i) const { (void)f, (void)i; return "
+         "{}; }\n\n"
+      << "    // A plane's centre and the weighted sums of its patterns (for z-1:" << named(-1) << ", z:" << named(0)
+      << ", z+1:" << named(1) << ").\n"
+      << "    struct Sums {\n        R center";
+    for (std::size_t p = 0; p < patterns.size(); ++p) o << ", s" << p;
+    o << ";\n    };\n"
+      << "    // `u(di, dj)` reads one plane at an in-plane offset.\n"
+      << "    template <class Nb2>\n    STRATA_HD Sums plane_sums(const Nb2& u) const {\n"
+      << "        Sums s;\n        s.center = u(0, 0);\n";
+    for (std::size_t p = 0; p < patterns.size(); ++p) o << "        s.s" << p << " = " << sum_of(patterns[p]) << ";\n";
+    o << "        return s;\n    }\n"
+      << "    struct Partial {\n        R sum;\n    };\n"
+      << "    STRATA_HD Partial partial(const Sums& below, const Sums& at) const {\n"
+      << "        (void)below, (void)at;\n";
+    const std::string b = part("below", -1), a = part("at", 0);
+    o << "        return {" << (b.empty() && a.empty() ? std::string("R(0)") : b.empty() ? a : a.empty() ? b : b + " + " + a)
+      << "};\n    }\n"
+      << "    STRATA_HD R finish(const Sums& at, const Partial& p, const Sums& above) const {\n"
+      << "        const R c = at.center, t = " << (member[2] < 0 ? std::string("p.sum") : "p.sum + " + part("above", 1))
+      << ";\n        (void)c, (void)t, (void)above;\n";
+    const Emitter term = kernel.pointwise(l.sum, "c", "t");
+    for (const Update& up : spec.updates)
+        o << "        const R " << (up.local ? "l_" : "n_") << up.field << " = " << term(*up.value) << ";\n";
+    o << "        return n_" << u << ";\n    }\n"
+      << "    STRATA_HD R update_planes(const Sums& below, const Sums& at, const Sums& above) const {\n"
+      << "        return finish(at, partial(below, at), above);\n    }\n"
+      << "    // `u(di, dj, dk)` reads the old field at an offset.\n"
+      << "    template <class Nb>\n    STRATA_HD R update(const Nb& u) const {\n"
+      << "        auto plane = [&](int dk) { return plane_sums([&](int di, int dj) { return R(u(di, dj, dk)); }); };\n"
+      << "        return update_planes(plane(-1), plane(0), plane(1));\n    }\n"
+      << "    template <class Nb>\n"
+      << "    STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(u); }\n"
+      << "    STRATA_HD void store_planes(const Sums& below, const Sums& at, const Sums& above, Point, const Fields& f,\n"
+      << "                                std::int64_t i) const {\n"
       << "        f.out[i] = update_planes(below, at, above);\n    }\n";
 }
 
@@ -545,6 +796,9 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
                        "// stencil file:\n//\n"
           : l.planes ? "// The model's kernel functor has heat3d's plane sums (models/heat3d.hpp), so every 3D strategy\n"
                        "// of the radius-1 ladder takes it. The stencil file:\n//\n"
+          : l.sum    ? "// The model's kernel functor has heat3d's interface with plane sums of its own (the weighted\n"
+                       "// sums its term needs of each plane), so every 3D strategy of the radius-1 ladder takes it.\n"
+                       "// The stencil file:\n//\n"
           : l.lap    ? "// The model's kernel functor has wave3d's interface (models/wave3d.hpp), so every strategy of the\n"
                        "// radius-4 ladder takes it. The stencil file:\n//\n"
                      : "// The model's kernel functor has the interface of the built-in 2D models (models/heat2d.hpp,\n"
@@ -588,6 +842,8 @@ std::string generate_model(const Spec& spec, const std::string& symbol) {
         cells_functor(o, spec, l, kernel);
     } else if (l.planes) {
         planes_functor(o, spec, l, kernel);
+    } else if (l.sum) {
+        linear_functor(o, spec, l, kernel);
     } else if (l.lap) {
         wave_functor(o, spec, l, kernel);
     } else {

@@ -79,6 +79,7 @@ struct Heat3D {
 
     STRATA_HD Point load_point(const Fields&, std::int64_t) const { return {}; }
 
+    using Sums = PlaneSums<R>;
     // `u(di, dj)` reads one plane at an in-plane offset.
     template <class Nb2>
     STRATA_HD PlaneSums<R> plane_sums(const Nb2& u) const {
