@@ -323,8 +323,8 @@ TEST(HeatTemporal, DefaultKernelAndDepthFollowTheStencil) {
     EXPECT_EQ(p7.depth, 4);
     EXPECT_EQ(p19.name, "temporal");
     EXPECT_EQ(p19.depth, 2);
-    EXPECT_EQ(p27.name, "async");
-    EXPECT_EQ(p27.depth, 1);
+    EXPECT_EQ(p27.name, "temporal");
+    EXPECT_EQ(p27.depth, 2);
     EXPECT_EQ(p27t.depth, 2);
 }
 

@@ -82,7 +82,7 @@ bool kernel_takes_depth(Ladder l, std::string_view name) {
     });
 }
 
-std::string default_kernel(Ladder l, int points, std::int64_t cells) {
+std::string default_kernel(Ladder l, std::int64_t cells) {
     const int dims = l.dims, radius = l.radius;
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
@@ -100,9 +100,9 @@ std::string default_kernel(Ladder l, int points, std::int64_t cells) {
     if (dims == 2) return "temporal";
     if (radius == 4) return "async";  // wave3d: 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%
     // heat at 512^3: 7pt temporal depth 4 is 2.4x (fp32) and 2.3x (fp64) cached, the best single
-    // sweep; 19pt temporal depth 2 is 1.6x / 1.7x async; 27pt temporal is slower than async at
-    // every depth (its register queues, three plane sums per cell and level, spill from depth 2 on).
-    return points == 27 ? "async" : "temporal";
+    // sweep; 19pt temporal depth 2 is 1.6x / 1.7x async; the 27-point box's, with two weighted sums
+    // per plane (heat3d.hpp's BoxSums), 1.5x tma (the file of its weights: docs/runs/125).
+    return "temporal";
 }
 
 int device_count() {

@@ -198,7 +198,7 @@ Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, st
             if (kernel == k) return why;
         return std::string();
     };
-    std::string fallback = default_kernel(ladder<Model>(), Model::stencil_points, cells);
+    std::string fallback = default_kernel(ladder<Model>(), cells);
     // (A cells-only model too wide for temporal: in 2D cached where its window fits; in 3D cached
     // for a radius-1 star (ahead of stream on one: docs/runs/100), else stream's ring where it fits.)
     if (!refusal(fallback).empty()) {

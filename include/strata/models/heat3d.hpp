@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,10 +39,18 @@ struct HeatParams {
     static double spectral_radius_h2(HeatStencil s);
 };
 
-// One cell's update u + c * L(u). The neighbours are summed by class from the plane sums:
-//   faces = edge(z) + center(z-1) + center(z+1), edges = corner(z) + edge(z-1) + edge(z+1),
-//   corners = corner(z-1) + corner(z+1);
-// 7-point c*(F - 6u); 19-point (c/6)*(2F + E - 24u); 27-point (c/30)*(14F + 3E + C - 128u).
+// One cell's update u + c * L(u): 7-point c*(F - 6u); 19-point (c/6)*(2F + E - 24u); 27-point
+// (c/30)*(14F + 3E + C - 128u), F, E and C the sums of the faces, edges and corners. The 2.5D
+// strategies take each plane's sums once for the three cells they feed (`plane_sums`), the cell's
+// update from those of planes z-1, z, z+1:
+// - 7-point, from the plane's centre and the sum of its 4 in-plane neighbours (PlaneSums: center,
+//   edge): faces = edge(z) + center(z-1) + center(z+1);
+// - 19- and 27-point, from two weighted sums per plane (BoxSums): `side`, what a plane adds to the
+//   cells above and below it (27pt: 14 centre + 3 edge + corner; 19pt: 2 centre + edge), and
+//   `mid`, what it adds to its own (27pt: 14 edge + 3 corner; 19pt: 2 edge + corner); the cell's
+//   weighted sum is (side(z-1) + mid(z)) + side(z+1). Two words a plane instead of three class
+//   sums, and one word of partial sum instead of three: the temporal kernel's register queues
+//   halve, and its 27-point pass at depth 2 runs ahead of the single sweeps (docs/runs/125).
 // Every backend groups the sums the same way, so they round the same way.
 //
 // The model API (Fields, load_point, store, mirror, bind) is described at AlievPanfilov;
@@ -79,44 +88,53 @@ struct Heat3D {
 
     STRATA_HD Point load_point(const Fields&, std::int64_t) const { return {}; }
 
-    using Sums = PlaneSums<R>;
+    // A 19- or 27-point plane's centre and its two weighted sums.
+    struct BoxSums {
+        R center, side, mid;
+    };
+    using Sums = std::conditional_t<star, PlaneSums<R>, BoxSums>;
     // `u(di, dj)` reads one plane at an in-plane offset.
     template <class Nb2>
-    STRATA_HD PlaneSums<R> plane_sums(const Nb2& u) const {
-        PlaneSums<R> s;
-        s.center = u(0, 0);
-        s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);
-        s.corner = star ? R(0) : u(-1, -1) + u(1, -1) + u(-1, 1) + u(1, 1);
-        return s;
+    STRATA_HD Sums plane_sums(const Nb2& u) const {
+        const R c = u(0, 0), edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);
+        if constexpr (star) {
+            return {c, edge, R(0)};
+        } else {
+            const R corner = u(-1, -1) + u(1, -1) + u(-1, 1) + u(1, 1);
+            if constexpr (S == HeatStencil::p19)
+                return {c, R(2) * c + edge, R(2) * edge + corner};
+            else
+                return {c, R(14) * c + R(3) * edge + corner, R(14) * edge + R(3) * corner};
+        }
     }
 
     // update_planes in two halves, for pipelines that learn the planes one at a time: `partial`
-    // once planes z-1 and z are known, `finish` when z+1 arrives. The classes are summed in the
-    // same order either way, so finish(at, partial(below, at), above) == update_planes(...) bit
-    // for bit. (A star stencil uses only `faces`: its pipelines carry one partial sum per cell.)
-    struct Partial {
-        R faces, edges, corners;
+    // once planes z-1 and z are known, `finish` when z+1 arrives. The sums are added in the same
+    // order either way, so finish(at, partial(below, at), above) == update_planes(...) bit for bit.
+    struct StarPartial {
+        R faces;
     };
-    STRATA_HD Partial partial(const PlaneSums<R>& below, const PlaneSums<R>& at) const {
-        return {at.edge + below.center, at.corner + below.edge, below.corner};
+    struct BoxPartial {
+        R sum;
+    };
+    using Partial = std::conditional_t<star, StarPartial, BoxPartial>;
+    STRATA_HD Partial partial(const Sums& below, const Sums& at) const {
+        if constexpr (star)
+            return {at.edge + below.center};
+        else
+            return {below.side + at.mid};
     }
-    STRATA_HD R finish(const PlaneSums<R>& at, const Partial& p, const PlaneSums<R>& above) const {
+    STRATA_HD R finish(const Sums& at, const Partial& p, const Sums& above) const {
         const R c = at.center;
-        const R faces = p.faces + above.center;
-        if constexpr (S == HeatStencil::p7) {
+        if constexpr (star) {
+            const R faces = p.faces + above.center;
             return c + w * (faces - R(6) * c);
         } else {
-            const R edges = p.edges + above.edge;
-            if constexpr (S == HeatStencil::p19) {
-                return c + w * (R(2) * faces + edges - R(24) * c);
-            } else {
-                const R corners = p.corners + above.corner;
-                return c + w * (R(14) * faces + R(3) * edges + corners - R(128) * c);
-            }
+            const R sum = p.sum + above.side;
+            return c + w * (sum - R(S == HeatStencil::p19 ? 24 : 128) * c);
         }
     }
-    STRATA_HD R update_planes(const PlaneSums<R>& below, const PlaneSums<R>& at,
-                              const PlaneSums<R>& above) const {
+    STRATA_HD R update_planes(const Sums& below, const Sums& at, const Sums& above) const {
         return finish(at, partial(below, at), above);
     }
 
@@ -131,8 +149,8 @@ struct Heat3D {
     STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const {
         f.out[i] = update(u);
     }
-    STRATA_HD void store_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above,
-                                Point, const Fields& f, std::int64_t i) const {
+    STRATA_HD void store_planes(const Sums& below, const Sums& at, const Sums& above, Point, const Fields& f,
+                                std::int64_t i) const {
         f.out[i] = update_planes(below, at, above);
     }
 };
