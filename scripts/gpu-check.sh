@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -65,6 +65,16 @@ if want half; then  # 16-bit storage (#41): its GPU tests, then each model's ker
     echo "\$ python3 ../shared/peers/anchors.py copy lowp" | tee -a "$out/bench.txt"
     python3 .peers/anchors.py copy lowp 2>&1 | grep -v Warning | tee -a "$out/bench.txt"
   fi
+fi
+if want half-temporal; then  # the temporal kernels at 16 bits (#41: their levels and runs held in fp32) beside fp32, and the box stencils' own plane sums (#40: heat3d's BoxSums)
+  bench heat3d --stencil 7pt --precision fp32,bf16,fp16 --kernels cached,temporal --depth 2,3,4 --repeats 5
+  bench heat3d --stencil 27pt --precision fp32,fp64,bf16 --kernels async,tma,temporal --depth 1,2,3 --repeats 5
+  bench heat3d --stencil 19pt --precision fp32,fp64 --kernels async,tma,temporal --depth 2,3 --repeats 5
+  bench heat2d --precision fp32,bf16,fp16 --kernels multi4,temporal --depth 1,4,8 --repeats 5
+  bench apf --precision fp32,bf16 --kernels multi4,temporal --depth 1,4 --repeats 5
+  export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
+  bench bench/stencils/aniso9-2d.stencil --precision fp32,bf16 --kernels cached,temporal --depth 4,8 --repeats 5
+  unset STRATA_CACHE_DIR
 fi
 if want stencil; then  # stencil files (#18): their GPU tests, the first and a cached run, each against the built-in
   ctest --test-dir $build -R 'Stencil' --output-on-failure -j 2 > "$out/tests-stencil.txt" 2>&1 || true

@@ -205,10 +205,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"dims 2\nfield u = 0\nlet w = u\nu' = w[1,0]\n", "4:7", "a let is a value at the cell"},
         BadCase{"dims 2\nlet w = 1\nfield u = w\nu' = u\n", "3:11", "'w' is a let"}));
 
-// Which interface a 3D file's model gets (codegen.cpp): heat3d's plane sums where the field's
+// Which interface a 3D file's model gets (codegen.cpp): heat3d's interface with sums of the
+// model's own where one term of the update reads the neighbourhood as a weighted sum (any order,
+// star or box, weights of params); heat3d's plane sums where, failing that, the field's
 // neighbours are read only as the sum of its faces, in heat3d's order (lap's) or pairwise axis by
-// axis; heat3d's interface with sums of the model's own where one term of the update reads the
-// neighbourhood as a weighted sum (any order, star or box, weights of params); cells otherwise.
+// axis; cells otherwise.
 TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     const std::string sum = "u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1]";
     auto kind = [](const std::string& text) {
@@ -221,12 +222,14 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
                : sums                     ? std::string("sums")
                                           : std::string("cells");
     };
-    EXPECT_EQ(kind("u' = u + c * (" + sum + " - 6 * u)"), "planes");
+    // One weighted sum (heat3d's faces among them, lap's): the model's own sums. The faces' sum
+    // read more than once, where no one term is a weighted sum: heat3d's PlaneSums.
+    EXPECT_EQ(kind("u' = u + c * (" + sum + " - 6 * u)"), "sums");
     EXPECT_EQ(kind("let s = " + sum + "\nu' = u + c * (s - 6 * u) * abs(u) + c * (" + sum + ")"), "planes");
     EXPECT_EQ(kind("u' = 2 * u"), "planes");  // no neighbour at all
-    // lap, heat3d's sum too; pairs axis by axis (2D lap's order), each in a file of its own.
     const std::string pairs = "((u[-1,0,0] + u[1,0,0]) + (u[0,-1,0] + u[0,1,0])) + (u[0,0,-1] + u[0,0,1])";
-    EXPECT_EQ(kind("u' = u + c * lap(u)"), "planes");
+    EXPECT_EQ(kind("u' = u + c * lap(u)"), "sums");
+    EXPECT_EQ(kind("u' = u + c * (" + pairs + " - 6 * u)"), "sums");
     EXPECT_EQ(kind("u' = u + c * (" + sum + " - 6 * u) + c * lap(u) * u"), "planes");
     EXPECT_EQ(kind("u' = u + c * (" + pairs + " - 6 * u) + c * (" + pairs + ") * u"), "planes");
     // Another order (the bits would differ), both orders in one file, brackets of neither, a lone
@@ -252,7 +255,8 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     EXPECT_EQ(kind("field v = 0\nu' = u + c * (" + sum + " - 6 * u)\nv' = v + u"), "cells");
     EXPECT_EQ(kind("coefficient k = 1\nu' = u + k * (" + sum + " - 6 * u)"), "cells");
     // The own sums: each plane's reads by weight, a symmetric box's z-1 and z+1 one pattern (s0),
-    // the weights from the params once, 1 and -1 as additions, the term `t` where it stands.
+    // the weights from the params once, 1 and -1 as additions, the term `t` where it stands, the
+    // cell's own weighted value added to it after the planes'.
     const std::string box = generate_model(
         parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c / 2 * (3 * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + "
               "u[0,1,0] + u[0,0,-1] + u[0,0,1]) + u[-1,-1,0] + u[1,-1,0] + u[-1,1,0] + u[1,1,0] + u[-1,0,-1] + "
@@ -269,24 +273,25 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
               "u[0,0,-1])\n"),
         "t");
     for (const char* line : {"w0(R(1 + -2 * (p[0]) + -(p[1])))", "w1(R((p[0])))", "w2(R((p[1])))",
-                             "s.s0 = w2 * u(0, 0);", "s.s1 = w0 * u(0, 0) + w1 * (u(1, 0) + u(-1, 0));",
-                             "return {below.s0 + at.s1};", "t = p.sum;", "const R n_u = t;",
+                             "s.s0 = w2 * u(0, 0);", "s.s1 = w1 * (u(1, 0) + u(-1, 0));",
+                             "return {below.s0 + at.s1};", "t = p.sum;", "const R n_u = (t + (w0 * c));",
                              "static constexpr bool star = true;"})
         EXPECT_NE(star.find(line), std::string::npos) << line << "\n" << star;
-    // The update as heat3d writes it: the sum is `faces`, the cell `c`, no neighbour read by itself.
-    const std::string heat = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + sum + " - 6 * u)\n"), "t");
-    EXPECT_NE(heat.find("const R n_u = (c + (p_c * (faces - (R(6) * c))));"), std::string::npos) << heat;
-    EXPECT_EQ(heat.find("nb("), std::string::npos) << heat;
-    // lap: the same source. Pairs: the plane's pairs summed first, the plane below kept until the one above.
-    const std::string lap =
-        generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * lap(u)\n"), "t");
-    for (const char* line : {"const R n_u = (c + (p_c * (faces - (R(6) * c))));",
-                             "s.edge = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1);", "partial_words = 1;"})
-        EXPECT_NE(lap.find(line), std::string::npos) << lap;
-    EXPECT_EQ(lap.find("nb("), std::string::npos) << lap;
+    // The update as heat3d writes it, and lap: the faces regrouped into heat3d's additions (the
+    // plane's four in-plane faces, then the centres below and above), the cell's own weight after.
+    for (const std::string& update : {"u + c * (" + sum + " - 6 * u)", std::string("u + c * lap(u)")}) {
+        const std::string heat = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = " + update + "\n"), "t");
+        for (const char* line : {"const R n_u = (c + (p_c * (t - (R(6) * c))));", "s.s1 = (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1));",
+                                 "s.s0 = u(0, 0);", "return {below.s0 + at.s1};", "t = p.sum + above.s0;",
+                                 "static constexpr bool star = true;"})
+            EXPECT_NE(heat.find(line), std::string::npos) << line << "\n" << heat;
+        EXPECT_EQ(heat.find("nb("), std::string::npos) << heat;
+    }
+    // The faces' sum twice, pairwise: PlaneSums, the plane's pairs summed first, the plane below
+    // kept until the one above.
     const std::string p = generate_model(
-        parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + pairs + " - 6 * u)\n"), "t");
-    EXPECT_NE(p.find("const R n_u = (c + (p_c * (faces - (R(6) * c))));"), std::string::npos) << p;
+        parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + pairs + " - 6 * u) + c * (" + pairs + ") * u\n"), "t");
+    EXPECT_NE(p.find("const R n_u = ((c + (p_c * (faces - (R(6) * c)))) + ((p_c * faces) * c));"), std::string::npos) << p;
     EXPECT_NE(p.find("s.edge = (u(-1, 0) + u(1, 0)) + (u(0, -1) + u(0, 1));"), std::string::npos) << p;
     EXPECT_NE(p.find("faces = p.faces + (p.edges + above.center);"), std::string::npos) << p;
     EXPECT_NE(p.find("partial_words = 2;"), std::string::npos) << p;

@@ -341,7 +341,7 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 101, 83, 1, 7);
     cells_match_cpu<double>(test::stencil_fixture("box2d.stencil"), 33, 150, 1, 7);
     cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 130, 200, 1, 7);  // (inside the grid too)
-    // 3D heat summed pairwise: heat3d's ladder on plane sums of two-word partials (temporal, tma...).
+    // 3D heat summed pairwise: heat3d's ladder on the model's own plane sums (temporal, tma...).
     cells_match_cpu<float>(test::stencil_fixture("pairs3d.stencil"), 67, 37, 29, 7, false);
     cells_match_cpu<double>(test::stencil_fixture("pairs3d.stencil"), 45, 19, 23, 7, false);
     // Weighted sums of the model's own plane sums (codegen.cpp: linear_split): a 27-point box whose
@@ -381,8 +381,8 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategyAt16Bits) {
 // Without --kernel, past a million cells: a 2D cells-only file runs its temporal kernel, deeper
 // for a light update (the 9-point box's 15 flops: depth 8 in fp32, 6 in fp64), or cached, then
 // naive, where temporal does not fit (radius 3); `u + c * lap(u)` in 3D runs heat3d's temporal at
-// depth 4, and its faces summed pairwise at depth 2 in fp64 (two-word partial sums: strategies.cuh);
-// other 3D cells-only files of radius 1, star or box, their own temporal kernel at depth 2, and
+// depth 4, and so do its faces summed pairwise (regrouped into heat3d's additions: one word of
+// partial sum, codegen.cpp); other 3D cells-only files of radius 1, star or box, their own temporal kernel at depth 2, and
 // those of radius 2 stream.
 TEST(StencilCuda, DefaultKernelsOfFilesFollowTheirShape) {
     REQUIRE_GPU();
@@ -406,7 +406,7 @@ TEST(StencilCuda, DefaultKernelsOfFilesFollowTheirShape) {
              {3, lap, 104, 104, false, "temporal", 4},
              {4, lap, 104, 104, true, "temporal", 4},
              {5, pairs, 104, 104, false, "temporal", 4},
-             {6, pairs, 104, 104, true, "temporal", 2},
+             {6, pairs, 104, 104, true, "temporal", 4},
              {7, mirror3d, 104, 104, false, "temporal", 2},
              {8, mirror3d, 104, 104, true, "temporal", 2},
              {9, fixed3d, 104, 104, true, "temporal", 2},

@@ -75,19 +75,21 @@ template <class Model>
 inline constexpr bool kHasPoint = !__is_empty(typename Model::Point);
 
 // The update of one cell in registers (value v of row j of each field's runs), with its pointwise
-// state if it has one. A model of several fields returns them all at once.
-template <class Model, class Nb, class Run, int H, int CY, class T>
-__device__ __forceinline__ void update_cell(const Model& m, const Nb& nb, Run (&ev)[H][CY], int j, int v, T& point) {
-    if constexpr (H > 1) {
-        T u[H];
+// state if it has one. A model of several fields returns them all at once. The runs hold the
+// arithmetic's type (fp32 at 16 bits): each new value rounded to T, then widened once, where every
+// read of it would widen it again (five per cell and step for a star).
+template <class Model, class Nb, class Run, int H, int CY, class P>
+__device__ __forceinline__ void update_cell(const Model& m, const Nb& nb, Run (&ev)[H][CY], int j, int v, P& point) {
+    using T = typename Model::value_type;
+    T u[H];
+    if constexpr (H > 1)
         m.update(nb, u, point);
+    else if constexpr (kHasPoint<Model>)
+        m.update(nb, u[0], point);
+    else
+        m.update(nb, u[0]);
 #pragma unroll
-        for (int h = 0; h < H; ++h) ev[h][j].v[v] = u[h];
-    } else if constexpr (kHasPoint<Model>) {
-        m.update(nb, ev[0][j].v[v], point);
-    } else {
-        m.update(nb, ev[0][j].v[v]);
-    }
+    for (int h = 0; h < H; ++h) ev[h][j].v[v] = u[h];
 }
 
 // A thread's rows that other threads read at the next step, into the next copy of the tile: the R
@@ -103,14 +105,15 @@ __device__ __forceinline__ void store_shared_rows(T* nxt, const Run (&ev)[H][CY]
 
 template <class Model, int BX, int BY, int CY, bool Edge>
 __device__ __forceinline__ void temporal2d_steps(
-    const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
-    typename Model::template Run<kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
+    const Model& m, compute_t<typename Model::value_type>* cur, compute_t<typename Model::value_type>* nxt,
+    Lanes<compute_t<typename Model::value_type>, kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
     typename Model::template Run<kLanes<typename Model::value_type>> (&p)[CY], const DevGrid& g, int x, int y,
     unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
+    using R = compute_t<T>;
     using Tile = TemporalTile<T, BX, BY, CY>;
     constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, H = hoods<Model>(), CELLS = Tile::CELLS;
-    using Vec = typename Model::template Run<V>;
+    using Vec = Lanes<R, V>;
     const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
     // The shared-memory rows just above and below this thread's rows (clamped at the tile's edge,
     // whose rows are never exact).
@@ -126,7 +129,7 @@ __device__ __forceinline__ void temporal2d_steps(
 #pragma unroll
             for (int j = 0; j < CY; ++j) {
                 Vec old[H];
-                T left[H], right[H];
+                R left[H], right[H];
 #pragma unroll
                 for (int h = 0; h < H; ++h) {
                     old[h] = ev[h][j];
@@ -135,7 +138,7 @@ __device__ __forceinline__ void temporal2d_steps(
                 }
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
-                    T w[H], e[H], n[H], sn[H];
+                    R w[H], e[H], n[H], sn[H];
 #pragma unroll
                     for (int h = 0; h < H; ++h) {
                         w[h] = v > 0 ? old[h].v[v - 1] : left[h];
@@ -143,10 +146,10 @@ __device__ __forceinline__ void temporal2d_steps(
                         n[h] = prev[h].v[v];
                         sn[h] = j + 1 < CY ? ev[h][j + 1].v[v] : bottom[h].v[v];
                         if constexpr (Edge) {  // a neighbour outside the domain: its mirror image, or 0
-                            if (x + v == 0) w[h] = Model::mirror ? e[h] : T(0);
-                            if (x + v == g.nx - 1) e[h] = Model::mirror ? w[h] : T(0);
-                            if (y + j == 0) n[h] = Model::mirror ? sn[h] : T(0);
-                            if (y + j == g.ny - 1) sn[h] = Model::mirror ? n[h] : T(0);
+                            if (x + v == 0) w[h] = Model::mirror ? e[h] : R(0);
+                            if (x + v == g.nx - 1) e[h] = Model::mirror ? w[h] : R(0);
+                            if (y + j == 0) n[h] = Model::mirror ? sn[h] : R(0);
+                            if (y + j == g.ny - 1) sn[h] = Model::mirror ? n[h] : R(0);
                         }
                     }
                     auto at = [&](int h, int di, int dj) {
@@ -180,12 +183,20 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS;
     static_assert(!kHasPoint<Model> || sizeof(P) == sizeof(T), "the pointwise state is one word per cell, moved V at a time");
     using Vec = typename Model::template Run<V>;
+    using R = compute_t<T>;
+    using Wide = Lanes<R, V>;  // the fields' runs in registers and shared memory (fp32 at 16 bits)
     constexpr int H = hoods<Model>();
     unsigned char* const smem_raw = dynamic_smem();
-    T* const tiles_a = reinterpret_cast<T*>(smem_raw);  // H tiles each
-    T* const tiles_b = tiles_a + H * CELLS;
+    R* const tiles_a = reinterpret_cast<R*>(smem_raw);  // H tiles each
+    R* const tiles_b = tiles_a + H * CELLS;
     const int mx = Tile::margin_x(depth);
     const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
+    auto widen = [](const Vec& a) {
+        Wide b;
+#pragma unroll
+        for (int v = 0; v < V; ++v) b.v[v] = a.v[v];
+        return b;
+    };
 
     // The largest distance of an own row to the tile's edge, and the warp's (a warp skips a step
     // after which none of its rows is exact).
@@ -208,7 +219,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     };
     // Tile t from its state in registers: `depth` steps, then the exact cells out. Its first and
     // last own rows must be in tiles_a, and a barrier passed since.
-    auto advance = [&](int t, Vec(&ev)[H][CY], Vec(&p)[CY]) {
+    auto advance = [&](int t, Wide(&ev)[H][CY], Vec(&p)[CY]) {
         int x0, y0;
         origin(t, x0, y0);
         const int x = x0 + sx, y = y0 + row0;  // the first own cell
@@ -232,10 +243,13 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
                     if constexpr (kHasPoint<Model>) wr.s[c + v] = p[j].v[v];
                 }
             } else if (x + V <= g.nx) {
+                Vec out;
+#pragma unroll
+                for (int v = 0; v < V; ++v) out.v[v] = ev[0][j].v[v];
                 if constexpr (kHasPoint<Model>)
-                    m.write_run(ev[0][j], p[j], wr, c);
+                    m.write_run(out, p[j], wr, c);
                 else
-                    m.write_run(ev[0][j], wr, c);
+                    m.write_run(out, wr, c);
             } else {
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
@@ -249,7 +263,8 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
         }
     };
 
-    Vec ev[H][CY], p[CY];
+    Wide ev[H][CY];
+    Vec p[CY];
     const int t = blockIdx.x;
 #pragma unroll
     for (int j = 0; j < CY; ++j) {
@@ -261,7 +276,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
             if (x >= 0 && x + V <= g.nx) {
                 const std::int64_t c = g.at(x, y);
 #pragma unroll
-                for (int h = 0; h < H; ++h) ev[h][j] = *reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c);
+                for (int h = 0; h < H; ++h) ev[h][j] = widen(*reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c));
                 if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
             } else {
 #pragma unroll
@@ -275,12 +290,12 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
         } else {
             const std::int64_t c = source(t, j);
 #pragma unroll
-            for (int h = 0; h < H; ++h) ev[h][j] = *reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c);
+            for (int h = 0; h < H; ++h) ev[h][j] = widen(*reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c));
             if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
         }
         if (j == 0 || j == CY - 1)
 #pragma unroll
-            for (int h = 0; h < H; ++h) *reinterpret_cast<Vec*>(tiles_a + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
+            for (int h = 0; h < H; ++h) *reinterpret_cast<Wide*>(tiles_a + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
     }
     __syncthreads();
     advance(t, ev, p);
@@ -289,7 +304,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 template <class Model, int BX, int BY, int CY>
 constexpr std::size_t temporal2d_smem_bytes() {
     using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
-    return 2 * std::size_t(hoods<Model>()) * Tile::CELLS * sizeof(typename Model::value_type);
+    return 2 * std::size_t(hoods<Model>()) * Tile::CELLS * sizeof(compute_t<typename Model::value_type>);
 }
 
 // temporal (2D) for a cells-only model (model.hpp): temporal2d's tiles, thread layout and
@@ -317,20 +332,21 @@ enum class TileEdge { none, fixed, mirror };
 
 template <class Model, int BX, int BY, int CY, TileEdge Edge>
 __device__ __forceinline__ void cells_temporal2d_steps(
-    const Model& m, typename Model::value_type* cur, typename Model::value_type* nxt,
-    Lanes<typename Model::value_type, kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
+    const Model& m, compute_t<typename Model::value_type>* cur, compute_t<typename Model::value_type>* nxt,
+    Lanes<compute_t<typename Model::value_type>, kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
     typename Model::Point (&pt)[CY][kLanes<typename Model::value_type>], const DevGrid& g, int x0, int y0,
     unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
+    using A = compute_t<T>;  // the runs' type (temporal2d's: each value rounded to T, held widened)
     using Tile = TemporalTile<T, BX, BY, CY>;
     constexpr int V = Tile::V, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS, H = hoods<Model>();
     constexpr int R = Model::radius, Q = CY + 2 * R, W = V + 2 * R;
-    using Vec = Lanes<T, V>;
+    using Vec = Lanes<A, V>;
     const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
     const int x = x0 + sx, y = y0 + row0;  // the first own cell
     for (int s = 1; s <= depth; ++s) {
         if (warp_dist >= unsigned(s * R)) {  // warp-uniform: some row of the warp is exact after step s
-            T w[H][Q][W];
+            A w[H][Q][W];
 #pragma unroll
             for (int h = 0; h < H; ++h) {
 #pragma unroll
@@ -384,7 +400,7 @@ __device__ __forceinline__ void cells_temporal2d_steps(
                     for (int v = 0; v < V; ++v)
                         if (unsigned(x + v) >= unsigned(g.nx) || unsigned(y + j) >= unsigned(g.ny))
 #pragma unroll
-                            for (int h = 0; h < H; ++h) ev[h][j].v[v] = T(ghost_value<Model>());
+                            for (int h = 0; h < H; ++h) ev[h][j].v[v] = A(T(ghost_value<Model>()));
             }
             store_shared_rows<R, CY, TW, CELLS>(nxt, ev, row0, sx);
         }
@@ -408,10 +424,18 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
                   R = Model::radius;
     static_assert(R <= V && Model::dims == 2);
     static_assert(!Model::mirror || (R == 1 && Model::star), "the mirror boundary serves radius-1 stars");
+    using A = compute_t<T>;
     using Vec = Lanes<T, V>;
+    using Wide = Lanes<A, V>;  // the runs in registers and shared memory (fp32 at 16 bits)
     constexpr bool periodic = periodic_boundary<Model>();
-    T* const tiles_a = reinterpret_cast<T*>(dynamic_smem());  // H tiles each
-    T* const tiles_b = tiles_a + H * CELLS;
+    A* const tiles_a = reinterpret_cast<A*>(dynamic_smem());  // H tiles each
+    A* const tiles_b = tiles_a + H * CELLS;
+    auto widen = [](const Vec& a) {
+        Wide b;
+#pragma unroll
+        for (int v = 0; v < V; ++v) b.v[v] = a.v[v];
+        return b;
+    };
     const int reach = depth * R, mx = Tile::margin_x(reach);
     const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
     const int x0 = int(blockIdx.x % unsigned(tiles_x)) * Tile::out_w(reach) - mx,
@@ -430,7 +454,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     // The tile from memory: cells outside the domain a period away, or clamped (a V-aligned run
     // reaches past the last column into the ghost and the row padding, which exist) and then, for
     // a fixed boundary, the ghost value.
-    Vec ev[H][CY];
+    Wide ev[H][CY];
     typename Model::Point pt[CY][V];
     auto wrap = [](int i, int n) { return (i % n + n) % n; };
 #pragma unroll
@@ -439,7 +463,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
         if (!periodic || (x >= 0 && x + V <= g.nx)) {
             const std::int64_t c = g.at(periodic ? x : min(max(x, 0), (g.nx - 1) / V * V), yj);
 #pragma unroll
-            for (int h = 0; h < H; ++h) ev[h][j] = *reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c);
+            for (int h = 0; h < H; ++h) ev[h][j] = widen(*reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c));
         } else {
 #pragma unroll
             for (int v = 0; v < V; ++v)
@@ -454,12 +478,12 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
             if (edge == TileEdge::fixed &&
                 (unsigned(x + v) >= unsigned(g.nx) || unsigned(y + j) >= unsigned(g.ny)))
 #pragma unroll
-                for (int h = 0; h < H; ++h) ev[h][j].v[v] = T(ghost_value<Model>());
+                for (int h = 0; h < H; ++h) ev[h][j].v[v] = A(T(ghost_value<Model>()));
         }
         if (j < R || j >= CY - R)
 #pragma unroll
             for (int h = 0; h < H; ++h)
-                *reinterpret_cast<Vec*>(tiles_a + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
+                *reinterpret_cast<Wide*>(tiles_a + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
     }
     __syncthreads();
     constexpr TileEdge kEdge = periodic ? TileEdge::none : Model::mirror ? TileEdge::mirror : TileEdge::fixed;

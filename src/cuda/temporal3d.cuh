@@ -102,10 +102,12 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     using Tile = TemporalTile3d<T, BY>;
     constexpr int V = Tile::V, BX = Tile::BX, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS;
     constexpr int MX = Tile::margin_x(K);
+    using R = compute_t<T>;
     using Vec = Lanes<T, V>;
+    using Wide = Lanes<R, V>;  // a level's values: rounded to T, held as R (the same at fp32 and fp64)
     unsigned char* const smem_raw = dynamic_smem();
-    T* const ring = reinterpret_cast<T*>(smem_raw);  // S stages of level 0
-    T* const levels = ring + S * CELLS;              // the newest plane of levels 1 .. K-1
+    T* const ring = reinterpret_cast<T*>(smem_raw);     // S stages of level 0
+    R* const levels = reinterpret_cast<R*>(ring + S * CELLS);  // the newest plane of levels 1 .. K-1
 
     // Rows paired from both ends of the tile (TemporalTile::row0) in fp32, whose warps hold two
     // rows, from depth 4: measured on an H100 at 512^3, heat 7pt depth 4, 896 against 836 GCells/s;
@@ -138,11 +140,16 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     // level), and keeping them was 4.6% faster in fp32 and 1.2% in fp64 (H100, heat 7pt 512^3,
     // depth 4). Only where the registers allow: past depth 4, and for box stencils, it adds spills
     // (27pt fp64 at depth 2: 124 -> 144 bytes, 137 -> 118 GCells/s), so those keep the pointers.
+    // At 16 bits the levels' planes hold R (fp32), twice the ring's words: their own addresses.
     constexpr bool pin = Model::star && K <= 4;
-    constexpr unsigned PLANE = CELLS * sizeof(T);
+    constexpr unsigned PLANE = CELLS * sizeof(T), LEVEL = CELLS * sizeof(R);
     unsigned a_own = unsigned(__cvta_generic_to_shared(smem_raw)) + own * unsigned(sizeof(T));
     unsigned a_up = a_own + (up - own) * int(sizeof(T)), a_down = a_own + (down - own) * int(sizeof(T));
     if constexpr (pin) asm("" : "+r"(a_own), "+r"(a_up), "+r"(a_down));
+    constexpr bool wide = sizeof(R) != sizeof(T);
+    unsigned l_own = unsigned(__cvta_generic_to_shared(levels)) + own * unsigned(sizeof(R));
+    unsigned l_up = l_own + (up - own) * int(sizeof(R)), l_down = l_own + (down - own) * int(sizeof(R));
+    if constexpr (pin && wide) asm("" : "+r"(l_own), "+r"(l_up), "+r"(l_down));
 
     // Level-0 planes [qa, qb) feed output planes [z0, z1).
     const int qa = z0 - K, qb = z1 + K;
@@ -170,31 +177,48 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
         cp_async_wait<S - 2>();
         __syncthreads();  // plane q is in its stage, and nobody reads the stage of plane q-1
         issue(q + S - 1, ring + (slot == 0 ? S - 1 : slot - 1) * CELLS);
-        const T* src = ring + slot * CELLS;  // the plane level l reads
-        unsigned off = slot * PLANE;         // its offset from stage 0
+        const T* src = ring + slot * CELLS;  // the plane level 0 reads
+        const unsigned off = slot * PLANE;   // its offset from stage 0
         slot = slot + 1 == S ? 0 : slot + 1;
 
-        // Level l's own cells, newest plane.
-        Vec cur = pin ? lds_word<Vec>(a_own + off) : *reinterpret_cast<const Vec*>(src + own);
+        // Level l's own cells, newest plane, widened (level 0's from the ring; later levels' are
+        // the values this thread computed, rounded to T).
+        R cur[V];
+        {
+            const Vec c = pin ? lds_word<Vec>(a_own + off) : *reinterpret_cast<const Vec*>(src + own);
+#pragma unroll
+            for (int v = 0; v < V; ++v) cur[v] = c.v[v];
+        }
 #pragma unroll
         for (int l = 0; l < K; ++l) {
             // Level l's planes start at z0 - K + l, reached at q = qa + 2l (each level lags one
             // plane behind the one it reads).
             if (q < qa + 2 * l) break;  // block-uniform, so no barrier is skipped by some threads only
-            if (l > 0) {
-                __syncthreads();  // level l's newest plane is complete
-                src = levels + (l - 1) * CELLS;
-                off = (S + l - 1) * PLANE;
-            }
+            if (l > 0) __syncthreads();  // level l's newest plane is complete
             if (warp_dist < unsigned(l + 1)) continue;  // warp-uniform
             const int p = q - l - 1;                    // the plane level l+1 computes now
             // Rows y-1, y, y+1 of columns x-1 .. x+V, widened once (at 16 bits a value feeds up to
-            // three cells' sums).
-            compute_t<T> w[3][V + 2];
-            const Vec a = pin ? lds_word<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up),
-                      b = pin ? lds_word<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down);
+            // three cells' sums): level 0's from the ring, the others' as they are.
+            R w[3][V + 2];
+            if (l == 0) {
+                const Vec a = pin ? lds_word<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up),
+                          b = pin ? lds_word<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down);
 #pragma unroll
-            for (int v = 0; v < V; ++v) w[0][v + 1] = a.v[v], w[1][v + 1] = cur.v[v], w[2][v + 1] = b.v[v];
+                for (int v = 0; v < V; ++v) w[0][v + 1] = a.v[v], w[2][v + 1] = b.v[v];
+            } else {
+                const R* lv = levels + (l - 1) * CELLS;
+                const unsigned lo = (l - 1) * LEVEL;
+                const Wide a = pin && wide ? lds_word<Wide>(l_up + lo)
+                               : pin       ? lds_word<Wide>(a_up + (S * PLANE + lo))
+                                           : *reinterpret_cast<const Wide*>(lv + up),
+                           b = pin && wide ? lds_word<Wide>(l_down + lo)
+                               : pin       ? lds_word<Wide>(a_down + (S * PLANE + lo))
+                                           : *reinterpret_cast<const Wide*>(lv + down);
+#pragma unroll
+                for (int v = 0; v < V; ++v) w[0][v + 1] = a.v[v], w[2][v + 1] = b.v[v];
+            }
+#pragma unroll
+            for (int v = 0; v < V; ++v) w[1][v + 1] = cur[v];
 #pragma unroll
             for (int r = 0; r < 3; ++r) {
                 if (Model::star && r != 1) continue;  // a star stencil uses no corner
@@ -212,11 +236,18 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                 pend[l][v] = m.partial(at[l][v], above);
                 at[l][v] = above;
             }
+#pragma unroll
+            for (int v = 0; v < V; ++v) cur[v] = nxt.v[v];  // (at 16 bits the rounded value, widened)
             if (l + 1 < K) {
-                if constexpr (pin)
-                    sts_word(a_own + (S + l) * PLANE, nxt);
+                Wide keepw;
+#pragma unroll
+                for (int v = 0; v < V; ++v) keepw.v[v] = cur[v];
+                if constexpr (pin && wide)
+                    sts_word(l_own + l * LEVEL, keepw);
+                else if constexpr (pin)
+                    sts_word(a_own + (S * PLANE + l * LEVEL), keepw);
                 else
-                    *reinterpret_cast<Vec*>(levels + l * CELLS + own) = nxt;
+                    *reinterpret_cast<Wide*>(levels + l * CELLS + own) = keepw;
             } else if (store_xy && p >= z0 && p < z1) {
                 T* const dst = wr.out + std::int64_t(p) * g.plane + row + x;
                 if (Whole || in_x == (1u << V) - 1) {
@@ -227,15 +258,14 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                         if (in_x >> v & 1) dst[v] = nxt.v[v];
                 }
             }
-            cur = nxt;
         }
     }
 }
 
-// Dynamic shared memory of one block: the ring and K-1 level planes.
+// Dynamic shared memory of one block: the ring and K-1 level planes (of R: fp32 at 16 bits).
 template <class T, int BY, int K, int S>
 constexpr std::size_t temporal3d_smem_bytes() {
-    return std::size_t(S + K - 1) * TemporalTile3d<T, BY>::CELLS * sizeof(T);
+    return (std::size_t(S) * sizeof(T) + std::size_t(K - 1) * sizeof(compute_t<T>)) * TemporalTile3d<T, BY>::CELLS;
 }
 
 // Calls f(Index<J>{}) for J = I, I+1, .. Last while f returns true: a loop whose index is a

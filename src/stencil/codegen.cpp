@@ -71,12 +71,14 @@ struct Read {
 // strategies' `in`/`out`, or `in[h]`/`out[h]` for several), then those read and written at their
 // cell only (`states`), then the coefficients.
 //
-// Four kinds of model come out. One has the interface of the built-in 2D models, which every 2D
+// Five kinds of model come out. One has the interface of the built-in 2D models, which every 2D
 // strategy takes (the sliding rows and temporal ones included): 2D, radius-1 star neighbourhoods,
-// at most one pointwise field, no coefficients. One has heat3d's plane sums (models/heat3d.hpp,
+// at most one pointwise field, no coefficients. Two have heat3d's interface (models/heat3d.hpp,
 // core/plane_sums.hpp), which every 3D strategy of the radius-1 ladder takes (cached, async,
-// temporal, tma...): 3D, one field, the zero boundary, its neighbours read only as the sum
-// heat3d forms, in its order (lap's too) or pairs axis by axis (Faces). One has wave3d's interface
+// temporal, tma...): 3D, one field, the zero boundary, radius 1, and either one term of the update
+// a weighted sum of the field's reads, star or box (linear_split: plane sums of the model's own),
+// or, failing that, its neighbours read only as the sum of its faces heat3d forms, in its order
+// or pairs axis by axis, as often as the file likes (Faces: heat3d's PlaneSums). One has wave3d's interface
 // (models/wave3d.hpp), which every radius-4 strategy takes (planes, async, tma...): a leapfrog
 // (leapfrog_split). Any other (3D otherwise, wider or box neighbourhoods, coefficients, several
 // pointwise fields, the fixed boundary) is `cells_only` (model.hpp): its update reads the
@@ -275,7 +277,8 @@ bool linear(const Expr& e, const Spec& spec, const std::string& u, const Read& w
 // (null where the file is not so). The model sums each plane's reads by weight once for the
 // planes that read it (linear_functor): the file's additions regrouped plane by plane, so its
 // values round apart from the file's order (within the precision's tolerance: the CPU backends
-// run the same sums); a file written in heat3d's order takes the `planes` kind first, and its bits.
+// run the same sums), but for the faces in heat3d's order (lap's), which regroup into heat3d's
+// own additions: heat3d's bits (StencilRun.Heat7FileEqualsBuiltinBitwise*).
 std::pair<const Expr*, std::vector<Read>> linear_split(const Spec& spec, const Layout& l) {
     if (spec.dims != 3 || l.radius != 1 || l.hoods.size() != 1 || !l.states.empty() || !l.coefs.empty() ||
         spec.boundary != Boundary::zero)
@@ -350,14 +353,15 @@ Layout plan(const Spec& spec) {
     }
     l.cells = spec.dims == 3 || l.radius > 1 || !l.star || !l.coefs.empty() || l.states.size() > 1 ||
               spec.boundary == Boundary::fixed;
-    l.planes = spec.dims == 3 && l.radius == 1 && l.star && l.hoods.size() == 1 && l.states.empty() &&
+    // One weighted sum first (heat3d's own order, lap's, gives heat3d's bits that way too); the
+    // faces' sum read several times, or inside what is not a weighted sum, by heat3d's PlaneSums.
+    std::tie(l.sum, l.reads) = linear_split(spec, l);
+    l.planes = !l.sum && spec.dims == 3 && l.radius == 1 && l.star && l.hoods.size() == 1 && l.states.empty() &&
                l.coefs.empty() && spec.boundary == Boundary::zero &&
                std::all_of(spec.updates.begin(), spec.updates.end(), [&](const Update& u) {
                    return reads_faces_only(*u.value, l.hoods[0]->name, l.faces);
                });
-    if (l.planes) l.cells = false;
-    if (!l.planes) std::tie(l.sum, l.reads) = linear_split(spec, l);
-    if (l.sum) l.cells = false;
+    if (l.planes || l.sum) l.cells = false;
     std::tie(l.next, l.lap) = leapfrog_split(spec, l);
     if (l.lap) l.cells = false;
     if (spec.boundary == Boundary::mirror && (l.radius > 1 || !l.star))
@@ -658,14 +662,35 @@ void linear_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
         codes.push_back(code);
         signs.push_back(code == "1" ? "+" : code == "-1" ? "-" : "");
     }
-    // The patterns: (weight, dx, dy) in the file's order, per dz; the distinct ones numbered.
+    // The patterns: (weight, dx, dy) in the file's order, per dz, but the cell's own read; the
+    // distinct ones numbered. The cell's own value, weighted, joins the term in `finish`, after
+    // the planes' sums (`lap(u)` is then heat3d's faces - 6 c, its bits).
+    const std::vector<int> centre(3, 0);
+    std::vector<bool> member_used(codes.size(), false);  // a weight the sums multiply by
+    std::string own = "t";  // the term, where the update reads it
     using Pattern = std::vector<std::array<int, 3>>;
     std::vector<Pattern> patterns;
     int member[3] = {-1, -1, -1};  // dz + 1 -> its pattern's Sums member (-1: none)
+    for (std::size_t n = 0; n < offsets.size(); ++n) {
+        if (weight[n] < 0) continue;
+        const std::size_t w = std::size_t(weight[n]);
+        const std::string& code = codes[w];
+        const bool literal = code.find_first_not_of("-0123456789.e+") == std::string::npos;
+        if (offsets[n] != centre)
+            member_used[w] = member_used[w] || signs[w].empty();
+        else if (!signs[w].empty())
+            own = cat({"(t ", signs[w], " c)"});
+        else if (literal)
+            own = code[0] == '-' ? cat({"(t - (R(", std::string_view(code).substr(1), ") * c))"})
+                                 : cat({"(t + (R(", code, ") * c))"});
+        else
+            own = cat({"(t + (w", std::to_string(w), " * c))"}), member_used[w] = true;
+    }
     for (int dz = -1; dz <= 1; ++dz) {
         Pattern p;
         for (std::size_t n = 0; n < offsets.size(); ++n)
-            if (offsets[n][2] == dz && weight[n] >= 0) p.push_back({weight[n], offsets[n][0], offsets[n][1]});
+            if (offsets[n][2] == dz && weight[n] >= 0 && offsets[n] != centre)
+                p.push_back({weight[n], offsets[n][0], offsets[n][1]});
         if (p.empty()) continue;
         const auto at = std::find(patterns.begin(), patterns.end(), p);
         member[dz + 1] = int(at - patterns.begin());
@@ -701,9 +726,9 @@ void linear_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
     o << "    struct Fields {\n        const T* in;  // " << u << " now\n        T* out;       // " << u
       << " next\n    };\n    struct Point {};\n\n";
     for (const auto& [name, value] : spec.params) o << "    R p_" << name << ";\n";
-    std::string members, inits;  // the weights but 1 and -1 (added and subtracted)
+    std::string members, inits;  // the weights but 1 and -1 (added and subtracted) and literals
     for (std::size_t w = 0; w < codes.size(); ++w) {
-        if (!signs[w].empty()) continue;
+        if (!member_used[w]) continue;
         members += cat({members.empty() ? "    R w" : ", w", std::to_string(w)});
         inits += cat({", w", std::to_string(w), "(R(", codes[w], "))"});
     }
@@ -735,7 +760,7 @@ void linear_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
       << "    STRATA_HD R finish(const Sums& at, const Partial& p, const Sums& above) const {\n"
       << "        const R c = at.center, t = " << (member[2] < 0 ? std::string("p.sum") : "p.sum + " + part("above", 1))
       << ";\n        (void)c, (void)t, (void)above;\n";
-    const Emitter term = kernel.pointwise(l.sum, "c", "t");
+    const Emitter term = kernel.pointwise(l.sum, "c", own);
     for (const Update& up : spec.updates)
         o << "        const R " << (up.local ? "l_" : "n_") << up.field << " = " << term(*up.value) << ";\n";
     o << "        return n_" << u << ";\n    }\n"
