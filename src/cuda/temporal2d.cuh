@@ -103,6 +103,22 @@ __device__ __forceinline__ void store_shared_rows(T* nxt, const Run (&ev)[H][CY]
             if (j < R || j >= CY - R) *reinterpret_cast<Run*>(nxt + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
 }
 
+// V values of T from memory (16-byte aligned, 8 at 16 bits) as the runs' type: one vector load,
+// then the widening. (Read through a reference, the load splits into one per value: docs/runs/126.)
+template <class Run, class T, int V = kLanes<T>>
+__device__ __forceinline__ Lanes<compute_t<T>, V> load_widened(const T* p) {
+    using Wide = Lanes<compute_t<T>, V>;
+    if constexpr (sizeof(compute_t<T>) == sizeof(T)) {
+        return *reinterpret_cast<const Wide*>(p);
+    } else {
+        const Run a = *reinterpret_cast<const Run*>(p);
+        Wide b;
+#pragma unroll
+        for (int v = 0; v < V; ++v) b.v[v] = a.v[v];
+        return b;
+    }
+}
+
 template <class Model, int BX, int BY, int CY, bool Edge>
 __device__ __forceinline__ void temporal2d_steps(
     const Model& m, compute_t<typename Model::value_type>* cur, compute_t<typename Model::value_type>* nxt,
@@ -191,12 +207,6 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     R* const tiles_b = tiles_a + H * CELLS;
     const int mx = Tile::margin_x(depth);
     const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
-    auto widen = [](const Vec& a) {
-        Wide b;
-#pragma unroll
-        for (int v = 0; v < V; ++v) b.v[v] = a.v[v];
-        return b;
-    };
 
     // The largest distance of an own row to the tile's edge, and the warp's (a warp skips a step
     // after which none of its rows is exact).
@@ -276,7 +286,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
             if (x >= 0 && x + V <= g.nx) {
                 const std::int64_t c = g.at(x, y);
 #pragma unroll
-                for (int h = 0; h < H; ++h) ev[h][j] = widen(*reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c));
+                for (int h = 0; h < H; ++h) ev[h][j] = load_widened<Vec>(hood_in<Model>(rd, h) + c);
                 if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
             } else {
 #pragma unroll
@@ -290,7 +300,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
         } else {
             const std::int64_t c = source(t, j);
 #pragma unroll
-            for (int h = 0; h < H; ++h) ev[h][j] = widen(*reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c));
+            for (int h = 0; h < H; ++h) ev[h][j] = load_widened<Vec>(hood_in<Model>(rd, h) + c);
             if constexpr (kHasPoint<Model>) p[j] = *reinterpret_cast<const Vec*>(m.points(rd) + c);
         }
         if (j == 0 || j == CY - 1)
@@ -430,12 +440,6 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     constexpr bool periodic = periodic_boundary<Model>();
     A* const tiles_a = reinterpret_cast<A*>(dynamic_smem());  // H tiles each
     A* const tiles_b = tiles_a + H * CELLS;
-    auto widen = [](const Vec& a) {
-        Wide b;
-#pragma unroll
-        for (int v = 0; v < V; ++v) b.v[v] = a.v[v];
-        return b;
-    };
     const int reach = depth * R, mx = Tile::margin_x(reach);
     const int sx = threadIdx.x * V, row0 = Tile::template row0<kPairRows2d<BX>>(threadIdx.y);
     const int x0 = int(blockIdx.x % unsigned(tiles_x)) * Tile::out_w(reach) - mx,
@@ -463,7 +467,7 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
         if (!periodic || (x >= 0 && x + V <= g.nx)) {
             const std::int64_t c = g.at(periodic ? x : min(max(x, 0), (g.nx - 1) / V * V), yj);
 #pragma unroll
-            for (int h = 0; h < H; ++h) ev[h][j] = widen(*reinterpret_cast<const Vec*>(hood_in<Model>(rd, h) + c));
+            for (int h = 0; h < H; ++h) ev[h][j] = load_widened<Vec>(hood_in<Model>(rd, h) + c);
         } else {
 #pragma unroll
             for (int v = 0; v < V; ++v)

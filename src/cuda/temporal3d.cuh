@@ -182,13 +182,19 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
         slot = slot + 1 == S ? 0 : slot + 1;
 
         // Level l's own cells, newest plane, widened (level 0's from the ring; later levels' are
-        // the values this thread computed, rounded to T).
-        R cur[V];
-        {
-            const Vec c = pin ? lds_word<Vec>(a_own + off) : *reinterpret_cast<const Vec*>(src + own);
+        // the values this thread computed, rounded to T). At fp32 and fp64 Wide is Vec, and none
+        // of this converts anything.
+        auto widened = [](const Vec& v) {
+            if constexpr (!wide) {
+                return v;
+            } else {
+                Wide r;
 #pragma unroll
-            for (int v = 0; v < V; ++v) cur[v] = c.v[v];
-        }
+                for (int i = 0; i < V; ++i) r.v[i] = v.v[i];
+                return r;
+            }
+        };
+        Wide cur = widened(pin ? lds_word<Vec>(a_own + off) : *reinterpret_cast<const Vec*>(src + own));
 #pragma unroll
         for (int l = 0; l < K; ++l) {
             // Level l's planes start at z0 - K + l, reached at q = qa + 2l (each level lags one
@@ -199,26 +205,23 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
             const int p = q - l - 1;                    // the plane level l+1 computes now
             // Rows y-1, y, y+1 of columns x-1 .. x+V, widened once (at 16 bits a value feeds up to
             // three cells' sums): level 0's from the ring, the others' as they are.
-            R w[3][V + 2];
+            Wide a, b;
             if (l == 0) {
-                const Vec a = pin ? lds_word<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up),
-                          b = pin ? lds_word<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down);
-#pragma unroll
-                for (int v = 0; v < V; ++v) w[0][v + 1] = a.v[v], w[2][v + 1] = b.v[v];
+                a = widened(pin ? lds_word<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up));
+                b = widened(pin ? lds_word<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down));
             } else {
+                const unsigned lo = (l - 1) * LEVEL;  // level l's plane from the levels' first
                 const R* lv = levels + (l - 1) * CELLS;
-                const unsigned lo = (l - 1) * LEVEL;
-                const Wide a = pin && wide ? lds_word<Wide>(l_up + lo)
-                               : pin       ? lds_word<Wide>(a_up + (S * PLANE + lo))
-                                           : *reinterpret_cast<const Wide*>(lv + up),
-                           b = pin && wide ? lds_word<Wide>(l_down + lo)
-                               : pin       ? lds_word<Wide>(a_down + (S * PLANE + lo))
-                                           : *reinterpret_cast<const Wide*>(lv + down);
-#pragma unroll
-                for (int v = 0; v < V; ++v) w[0][v + 1] = a.v[v], w[2][v + 1] = b.v[v];
+                a = pin && wide ? lds_word<Wide>(l_up + lo)
+                    : pin       ? lds_word<Wide>(a_up + (S * PLANE + lo))
+                                : *reinterpret_cast<const Wide*>(lv + up);
+                b = pin && wide ? lds_word<Wide>(l_down + lo)
+                    : pin       ? lds_word<Wide>(a_down + (S * PLANE + lo))
+                                : *reinterpret_cast<const Wide*>(lv + down);
             }
+            R w[3][V + 2];
 #pragma unroll
-            for (int v = 0; v < V; ++v) w[1][v + 1] = cur[v];
+            for (int v = 0; v < V; ++v) w[0][v + 1] = a.v[v], w[1][v + 1] = cur.v[v], w[2][v + 1] = b.v[v];
 #pragma unroll
             for (int r = 0; r < 3; ++r) {
                 if (Model::star && r != 1) continue;  // a star stencil uses no corner
@@ -236,18 +239,14 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                 pend[l][v] = m.partial(at[l][v], above);
                 at[l][v] = above;
             }
-#pragma unroll
-            for (int v = 0; v < V; ++v) cur[v] = nxt.v[v];  // (at 16 bits the rounded value, widened)
+            cur = widened(nxt);  // (at 16 bits the rounded values, widened once)
             if (l + 1 < K) {
-                Wide keepw;
-#pragma unroll
-                for (int v = 0; v < V; ++v) keepw.v[v] = cur[v];
                 if constexpr (pin && wide)
-                    sts_word(l_own + l * LEVEL, keepw);
+                    sts_word(l_own + l * LEVEL, cur);
                 else if constexpr (pin)
-                    sts_word(a_own + (S * PLANE + l * LEVEL), keepw);
+                    sts_word(a_own + (S * PLANE + l * LEVEL), cur);
                 else
-                    *reinterpret_cast<Wide*>(levels + l * CELLS + own) = keepw;
+                    *reinterpret_cast<Wide*>(levels + l * CELLS + own) = cur;
             } else if (store_xy && p >= z0 && p < z1) {
                 T* const dst = wr.out + std::int64_t(p) * g.plane + row + x;
                 if (Whole || in_x == (1u << V) - 1) {
