@@ -273,16 +273,17 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
               "u[0,0,-1])\n"),
         "t");
     for (const char* line : {"w0(R(1 + -2 * (p[0]) + -(p[1])))", "w1(R((p[0])))", "w2(R((p[1])))",
-                             "s.s0 = w2 * u(0, 0);", "s.s1 = w1 * (u(1, 0) + u(-1, 0));",
-                             "return {below.s0 + at.s1};", "t = p.sum;", "const R n_u = (t + (w0 * c));",
+                             "R center, s1;", "s.s1 = w1 * (u(1, 0) + u(-1, 0));",
+                             "return {w2 * below.center + at.s1};", "t = p.sum;", "const R n_u = (t + (w0 * c));",
                              "static constexpr bool star = true;"})
         EXPECT_NE(star.find(line), std::string::npos) << line << "\n" << star;
     // The update as heat3d writes it, and lap: the faces regrouped into heat3d's additions (the
-    // plane's four in-plane faces, then the centres below and above), the cell's own weight after.
+    // plane's four in-plane faces, then the centres below and above: the planes' own centres, no
+    // sum of their own), the cell's own weight after.
     for (const std::string& update : {"u + c * (" + sum + " - 6 * u)", std::string("u + c * lap(u)")}) {
         const std::string heat = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = " + update + "\n"), "t");
         for (const char* line : {"const R n_u = (c + (p_c * (t - (R(6) * c))));", "s.s1 = (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1));",
-                                 "s.s0 = u(0, 0);", "return {below.s0 + at.s1};", "t = p.sum + above.s0;",
+                                 "R center, s1;", "return {below.center + at.s1};", "t = p.sum + above.center;",
                                  "static constexpr bool star = true;"})
             EXPECT_NE(heat.find(line), std::string::npos) << line << "\n" << heat;
         EXPECT_EQ(heat.find("nb("), std::string::npos) << heat;
