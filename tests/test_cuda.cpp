@@ -501,11 +501,12 @@ TEST(DepthQuery, SaysWhatTheEngineTakes) {
         std::string kernel;
         int depth;
     };
-    const Case cases[] = {{67, 45, 33, HeatStencil::p7, "", 0},
-                          {128, 128, 72, HeatStencil::p7, "", 0},  // 1.2M cells: the default is temporal
-                          {128, 128, 72, HeatStencil::p27, "", 0},  // (temporal too: two weighted sums a plane)
-                          {67, 45, 33, HeatStencil::p7, "temporal", 3},
-                          {67, 45, 33, HeatStencil::p19, "planes", 0}};
+    const Case cases[] = {
+        {67, 45, 33, HeatStencil::p7, "", 0},
+        {128, 128, 72, HeatStencil::p7, "", 0},   // 1.2M cells: the default is temporal
+        {128, 128, 72, HeatStencil::p27, "", 0},  // (temporal too: two weighted sums a plane)
+        {67, 45, 33, HeatStencil::p7, "temporal", 3},
+        {67, 45, 33, HeatStencil::p19, "planes", 0}};
     int deep = 0;
     for (const Case& c : cases) {
         const Heat3dProblem problem(HeatParams::make_box(c.nx, c.ny, c.nz, c.stencil));
@@ -520,7 +521,8 @@ TEST(DepthQuery, SaysWhatTheEngineTakes) {
         EXPECT_EQ(m.depth(Precision::fp32)(problem, Backend::omp, {}, cells), 1) << what;
         deep += f32 > 1;
     }
-    EXPECT_EQ(deep, 3) << "the 7- and 27-point defaults at 1.2M cells and --depth 3 take several steps per pass";
+    EXPECT_EQ(deep, 3)
+        << "the 7- and 27-point defaults at 1.2M cells and --depth 3 take several steps per pass";
 }
 
 }  // namespace

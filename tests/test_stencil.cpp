@@ -235,18 +235,22 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     // Another order (the bits would differ), both orders in one file, brackets of neither, a lone
     // neighbour, a box neighbour, weights apart per offset, a term inside a function: a weighted
     // sum, the model's own sums.
-    EXPECT_EQ(kind("u' = u + c * (u[1,0,0] + u[-1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6 * u)"), "sums");
+    EXPECT_EQ(
+        kind("u' = u + c * (u[1,0,0] + u[-1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6 * u)"),
+        "sums");
     EXPECT_EQ(kind("u' = u + c * (" + pairs + " - 6 * u) + c * lap(u)"), "sums");
     EXPECT_EQ(kind("u' = u + c * ((u[0,-1,0] + u[0,1,0]) + (u[-1,0,0] + u[1,0,0]) + (u[0,0,-1] + u[0,0,1]))"),
               "sums");
-    EXPECT_EQ(kind("u' = u + c * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + (u[0,0,-1] + u[0,0,1]))"), "sums");
+    EXPECT_EQ(kind("u' = u + c * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + (u[0,0,-1] + u[0,0,1]))"),
+              "sums");
     EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[0,0,1]"), "sums");
     EXPECT_EQ(kind("u' = u + c * (" + sum + ") + u[1,1,0]"), "sums");
     EXPECT_EQ(kind("u' = u + c * (2 * u[1,0,0] - c * u[0,0,-1] / 3 - u[-1,1,1])"), "sums");
     EXPECT_EQ(kind("u' = u * exp(-c * u) + sqrt(abs(c * (lap(u) + u[1,1,1])))"), "sums");
     EXPECT_EQ(kind("u' = u + c * u * (u[1,0,0] + u[-1,0,0])"), "sums");  // (the term's weight outside it)
     // Not a weighted sum (a product of reads, a read inside a function, a weight of the cell's
-    // value inside the term, a let that reads a neighbour), another boundary, a second field, a coefficient: cells.
+    // value inside the term, a let that reads a neighbour), another boundary, a second field, a coefficient:
+    // cells.
     EXPECT_EQ(kind("u' = u + c * u[1,0,0] * u[-1,0,0]"), "cells");
     EXPECT_EQ(kind("u' = u + c * (abs(u[1,0,0]) + u[-1,0,0])"), "cells");
     EXPECT_EQ(kind("u' = u + c * (u[1,0,0] * u + u[-1,0,0])"), "cells");
@@ -258,41 +262,49 @@ TEST(Stencil, TheHeat3dSumGetsThePlaneSumsAndAnythingElseReadsCells) {
     // the weights from the params once, 1 and -1 as additions, the term `t` where it stands, the
     // cell's own weighted value added to it after the planes'.
     const std::string box = generate_model(
-        parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c / 2 * (3 * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + "
-              "u[0,1,0] + u[0,0,-1] + u[0,0,1]) + u[-1,-1,0] + u[1,-1,0] + u[-1,1,0] + u[1,1,0] + u[-1,0,-1] + "
-              "u[1,0,-1] + u[-1,0,1] + u[1,0,1] + u[0,-1,-1] + u[0,1,-1] + u[0,-1,1] + u[0,1,1] - 30 * u)\n"),
+        parse(
+            "dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c / 2 * (3 * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + "
+            "u[0,1,0] + u[0,0,-1] + u[0,0,1]) + u[-1,-1,0] + u[1,-1,0] + u[-1,1,0] + u[1,1,0] + u[-1,0,-1] + "
+            "u[1,0,-1] + u[-1,0,1] + u[1,0,1] + u[0,-1,-1] + u[0,1,-1] + u[0,-1,1] + u[0,1,1] - 30 * u)\n"),
         "t");
-    for (const char* line : {"w0(R(3))", "R center, s0, s1;", "s.s0 = w0 * u(0, 0) + (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1));",
-                             "s.s1 = w0 * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1)) + (u(-1, -1) + u(1, -1) + u(-1, 1) + u(1, 1));",
-                             "return {below.s0 + at.s1};", "t = p.sum + above.s0;",
-                             "const R n_u = (c + (strata::divide(p_c, R(2)) * (t - (R(30) * c))));",
-                             "static constexpr bool star = false;"})
+    for (const char* line :
+         {"w0(R(3))", "R center, s0, s1;", "s.s0 = w0 * u(0, 0) + (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1));",
+          "s.s1 = w0 * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1)) + (u(-1, -1) + u(1, -1) + u(-1, 1) + u(1, "
+          "1));",
+          "return {below.s0 + at.s1};", "t = p.sum + above.s0;",
+          "const R n_u = (c + (strata::divide(p_c, R(2)) * (t - (R(30) * c))));",
+          "static constexpr bool star = false;"})
         EXPECT_NE(box.find(line), std::string::npos) << line << "\n" << box;
-    const std::string star = generate_model(
-        parse("dims 3\nfield u = 0\nparam a = 0.1, v = 0.2\nu' = u + a * (u[1,0,0] - 2 * u + u[-1,0,0]) - v * (u - "
-              "u[0,0,-1])\n"),
-        "t");
-    for (const char* line : {"w0(R(1 + -2 * (p[0]) + -(p[1])))", "w1(R((p[0])))", "w2(R((p[1])))",
-                             "R center, s1;", "s.s1 = w1 * (u(1, 0) + u(-1, 0));",
-                             "return {w2 * below.center + at.s1};", "t = p.sum;", "const R n_u = (t + (w0 * c));",
-                             "static constexpr bool star = true;"})
+    const std::string star = generate_model(parse("dims 3\nfield u = 0\nparam a = 0.1, v = 0.2\nu' = u + a * "
+                                                  "(u[1,0,0] - 2 * u + u[-1,0,0]) - v * (u - "
+                                                  "u[0,0,-1])\n"),
+                                            "t");
+    for (const char* line :
+         {"w0(R(1 + -2 * (p[0]) + -(p[1])))", "w1(R((p[0])))", "w2(R((p[1])))", "R center, s1;",
+          "s.s1 = w1 * (u(1, 0) + u(-1, 0));", "return {w2 * below.center + at.s1};", "t = p.sum;",
+          "const R n_u = (t + (w0 * c));", "static constexpr bool star = true;"})
         EXPECT_NE(star.find(line), std::string::npos) << line << "\n" << star;
     // The update as heat3d writes it, and lap: the faces regrouped into heat3d's additions (the
     // plane's four in-plane faces, then the centres below and above: the planes' own centres, no
     // sum of their own), the cell's own weight after.
     for (const std::string& update : {"u + c * (" + sum + " - 6 * u)", std::string("u + c * lap(u)")}) {
-        const std::string heat = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = " + update + "\n"), "t");
-        for (const char* line : {"const R n_u = (c + (p_c * (t - (R(6) * c))));", "s.s1 = (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1));",
-                                 "R center, s1;", "return {below.center + at.s1};", "t = p.sum + above.center;",
+        const std::string heat =
+            generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = " + update + "\n"), "t");
+        for (const char* line : {"const R n_u = (c + (p_c * (t - (R(6) * c))));",
+                                 "s.s1 = (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1));", "R center, s1;",
+                                 "return {below.center + at.s1};", "t = p.sum + above.center;",
                                  "static constexpr bool star = true;"})
             EXPECT_NE(heat.find(line), std::string::npos) << line << "\n" << heat;
         EXPECT_EQ(heat.find("nb("), std::string::npos) << heat;
     }
     // The faces' sum twice, pairwise: PlaneSums, the plane's pairs summed first, the plane below
     // kept until the one above.
-    const std::string p = generate_model(
-        parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + pairs + " - 6 * u) + c * (" + pairs + ") * u\n"), "t");
-    EXPECT_NE(p.find("const R n_u = ((c + (p_c * (faces - (R(6) * c)))) + ((p_c * faces) * c));"), std::string::npos) << p;
+    const std::string p = generate_model(parse("dims 3\nfield u = 0\nparam c = 0.1\nu' = u + c * (" + pairs +
+                                               " - 6 * u) + c * (" + pairs + ") * u\n"),
+                                         "t");
+    EXPECT_NE(p.find("const R n_u = ((c + (p_c * (faces - (R(6) * c)))) + ((p_c * faces) * c));"),
+              std::string::npos)
+        << p;
     EXPECT_NE(p.find("s.edge = (u(-1, 0) + u(1, 0)) + (u(0, -1) + u(0, 1));"), std::string::npos) << p;
     EXPECT_NE(p.find("faces = p.faces + (p.edges + above.center);"), std::string::npos) << p;
     EXPECT_NE(p.find("partial_words = 2;"), std::string::npos) << p;

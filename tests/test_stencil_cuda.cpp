@@ -271,8 +271,8 @@ TEST(StencilCuda, Wave8FileEqualsBuiltinBitwise) {
 // (mirror3d.stencil); periodic in 3D, a box of two fields (periodic3d.stencil); a 2D radius-1 box
 // (box2d.stencil); 2D radius 2 with each boundary, pointwise fields, a coefficient and two boxes (mirror2d,
 // fixed2d, periodic2d.stencil); and plane-sum models on heat3d's ladder: 3D heat summed pairwise
-// (pairs3d.stencil), weighted sums of their own (box3d, upwind3d.stencil). Odd sizes, smaller and larger than a tile (and than cached's 8 planes or rows per thread); every
-// field compared.
+// (pairs3d.stencil), weighted sums of their own (box3d, upwind3d.stencil). Odd sizes, smaller and larger than
+// a tile (and than cached's 8 planes or rows per thread); every field compared.
 template <class T>
 void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps, bool cells = true) {
     const ModelInfo& m = find_model(file);
@@ -382,8 +382,8 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategyAt16Bits) {
 // for a light update (the 9-point box's 15 flops: depth 8 in fp32, 6 in fp64), or cached, then
 // naive, where temporal does not fit (radius 3); `u + c * lap(u)` in 3D runs heat3d's temporal at
 // depth 4, and so do its faces summed pairwise (regrouped into heat3d's additions: one word of
-// partial sum, codegen.cpp); other 3D cells-only files of radius 1, star or box, their own temporal kernel at depth 2, and
-// those of radius 2 stream.
+// partial sum, codegen.cpp); other 3D cells-only files of radius 1, star or box, their own temporal kernel at
+// depth 2, and those of radius 2 stream.
 TEST(StencilCuda, DefaultKernelsOfFilesFollowTheirShape) {
     REQUIRE_GPU();
     auto info = [](const std::string& file, int n, int nz, bool fp64) {

@@ -354,8 +354,8 @@ void sums_match_cells(const std::string& name, Backend backend) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
-    const fs::path twin =
-        fs::temp_directory_path() / ("strata-" + name.substr(0, name.find('.')) + "-cells-" + std::to_string(getpid()) + ".stencil");
+    const fs::path twin = fs::temp_directory_path() / ("strata-" + name.substr(0, name.find('.')) +
+                                                       "-cells-" + std::to_string(getpid()) + ".stencil");
     std::ofstream(twin) << "boundary fixed 0\n" << text.str();
     const ModelInfo& c = find_model(twin.string());
     fs::remove(twin);
@@ -365,7 +365,10 @@ void sums_match_cells(const std::string& name, Backend backend) {
     auto ea = engine<T>(m, *a, backend, &init), eb = engine<T>(c, *b, backend, &init);
     ea->advance(9);
     eb->advance(9);
-    const double tol = sizeof(T) == 8 ? 1e-13 : sizeof(T) == 4 ? 1e-5 : std::is_same_v<T, f16> ? 8.0 / 2048 : 8.0 / 256;
+    const double tol = sizeof(T) == 8           ? 1e-13
+                       : sizeof(T) == 4         ? 1e-5
+                       : std::is_same_v<T, f16> ? 8.0 / 2048
+                                                : 8.0 / 256;
     EXPECT_LE(max_relative_error(ea->field("u"), eb->field("u")), tol) << name;
     EXPECT_FALSE(test::bitwise_equal(ea->field("u"), HostField<T>(ea->field("u").extent)));  // (not all zero)
 }

@@ -153,8 +153,7 @@ struct PlaneTile {
     // are inside, the model's per-cell store at the right edge of the grid.
     template <class Model>
     __device__ void store(const Model& m, const typename Model::Fields& f, const DevGrid& g, int z,
-                          const typename Model::Sums (&below)[M][V],
-                          const typename Model::Sums (&at)[M][V],
+                          const typename Model::Sums (&below)[M][V], const typename Model::Sums (&at)[M][V],
                           const typename Model::Sums (&above)[M][V],
                           const typename Model::Point (&p)[M][V]) const {
 #pragma unroll

@@ -79,7 +79,8 @@ inline constexpr bool kHasPoint = !__is_empty(typename Model::Point);
 // arithmetic's type (fp32 at 16 bits): each new value rounded to T, then widened once, where every
 // read of it would widen it again (five per cell and step for a star).
 template <class Model, class Nb, class Run, int H, int CY, class P>
-__device__ __forceinline__ void update_cell(const Model& m, const Nb& nb, Run (&ev)[H][CY], int j, int v, P& point) {
+__device__ __forceinline__ void update_cell(const Model& m, const Nb& nb, Run (&ev)[H][CY], int j, int v,
+                                            P& point) {
     using T = typename Model::value_type;
     T u[H];
     if constexpr (H > 1)
@@ -122,7 +123,8 @@ __device__ __forceinline__ Lanes<compute_t<T>, V> load_widened(const T* p) {
 template <class Model, int BX, int BY, int CY, bool Edge>
 __device__ __forceinline__ void temporal2d_steps(
     const Model& m, compute_t<typename Model::value_type>* cur, compute_t<typename Model::value_type>* nxt,
-    Lanes<compute_t<typename Model::value_type>, kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
+    Lanes<compute_t<typename Model::value_type>, kLanes<typename Model::value_type>> (
+        &ev)[hoods<Model>()][CY],
     typename Model::template Run<kLanes<typename Model::value_type>> (&p)[CY], const DevGrid& g, int x, int y,
     unsigned warp_dist, int depth) {
     using T = typename Model::value_type;
@@ -305,7 +307,8 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
         }
         if (j == 0 || j == CY - 1)
 #pragma unroll
-            for (int h = 0; h < H; ++h) *reinterpret_cast<Wide*>(tiles_a + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
+            for (int h = 0; h < H; ++h)
+                *reinterpret_cast<Wide*>(tiles_a + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
     }
     __syncthreads();
     advance(t, ev, p);
@@ -343,7 +346,8 @@ enum class TileEdge { none, fixed, mirror };
 template <class Model, int BX, int BY, int CY, TileEdge Edge>
 __device__ __forceinline__ void cells_temporal2d_steps(
     const Model& m, compute_t<typename Model::value_type>* cur, compute_t<typename Model::value_type>* nxt,
-    Lanes<compute_t<typename Model::value_type>, kLanes<typename Model::value_type>> (&ev)[hoods<Model>()][CY],
+    Lanes<compute_t<typename Model::value_type>, kLanes<typename Model::value_type>> (
+        &ev)[hoods<Model>()][CY],
     typename Model::Point (&pt)[CY][kLanes<typename Model::value_type>], const DevGrid& g, int x0, int y0,
     unsigned warp_dist, int depth) {
     using T = typename Model::value_type;

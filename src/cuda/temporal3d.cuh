@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     using Vec = Lanes<T, V>;
     using Wide = Lanes<R, V>;  // a level's values: rounded to T, held as R (the same at fp32 and fp64)
     unsigned char* const smem_raw = dynamic_smem();
-    T* const ring = reinterpret_cast<T*>(smem_raw);     // S stages of level 0
+    T* const ring = reinterpret_cast<T*>(smem_raw);            // S stages of level 0
     R* const levels = reinterpret_cast<R*>(ring + S * CELLS);  // the newest plane of levels 1 .. K-1
 
     // Rows paired from both ends of the tile (TemporalTile::row0) in fp32, whose warps hold two
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
             // Level l's planes start at z0 - K + l, reached at q = qa + 2l (each level lags one
             // plane behind the one it reads).
             if (q < qa + 2 * l) break;  // block-uniform, so no barrier is skipped by some threads only
-            if (l > 0) __syncthreads();  // level l's newest plane is complete
+            if (l > 0) __syncthreads();                 // level l's newest plane is complete
             if (warp_dist < unsigned(l + 1)) continue;  // warp-uniform
             const int p = q - l - 1;                    // the plane level l+1 computes now
             // Rows y-1, y, y+1 of columns x-1 .. x+V, widened once (at 16 bits a value feeds up to
@@ -264,7 +264,8 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
 // Dynamic shared memory of one block: the ring and K-1 level planes (of R: fp32 at 16 bits).
 template <class T, int BY, int K, int S>
 constexpr std::size_t temporal3d_smem_bytes() {
-    return (std::size_t(S) * sizeof(T) + std::size_t(K - 1) * sizeof(compute_t<T>)) * TemporalTile3d<T, BY>::CELLS;
+    return (std::size_t(S) * sizeof(T) + std::size_t(K - 1) * sizeof(compute_t<T>)) *
+           TemporalTile3d<T, BY>::CELLS;
 }
 
 // Calls f(Index<J>{}) for J = I, I+1, .. Last while f returns true: a loop whose index is a
