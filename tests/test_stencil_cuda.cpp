@@ -271,7 +271,8 @@ TEST(StencilCuda, Wave8FileEqualsBuiltinBitwise) {
 // (mirror3d.stencil); periodic in 3D, a box of two fields (periodic3d.stencil); a 2D radius-1 box
 // (box2d.stencil); 2D radius 2 with each boundary, pointwise fields, a coefficient and two boxes (mirror2d,
 // fixed2d, periodic2d.stencil); and plane-sum models on heat3d's ladder: 3D heat summed pairwise
-// (pairs3d.stencil), weighted sums of their own (box3d, upwind3d.stencil). Odd sizes, smaller and larger than
+// (pairs3d.stencil), its faces read twice (faces3d.stencil: heat3d's PlaneSums), weighted sums of
+// their own (box3d, upwind3d.stencil). Odd sizes, smaller and larger than
 // a tile (and than cached's 8 planes or rows per thread); every field compared.
 template <class T>
 void cells_match_cpu(const std::string& file, int nx, int ny, int nz, int steps, bool cells = true) {
@@ -344,6 +345,9 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     // 3D heat summed pairwise: heat3d's ladder on the model's own plane sums (temporal, tma...).
     cells_match_cpu<float>(test::stencil_fixture("pairs3d.stencil"), 67, 37, 29, 7, false);
     cells_match_cpu<double>(test::stencil_fixture("pairs3d.stencil"), 45, 19, 23, 7, false);
+    // heat3d's faces summed pairwise, read twice (PlaneSums, two-word partial sums).
+    cells_match_cpu<float>(test::stencil_fixture("faces3d.stencil"), 67, 37, 29, 7, false);
+    cells_match_cpu<double>(test::stencil_fixture("faces3d.stencil"), 45, 19, 23, 7, false);
     // Weighted sums of the model's own plane sums (codegen.cpp: linear_split): a 27-point box whose
     // z-1 and z+1 weights differ, and a star whose whole update is linear, on heat3d's ladder.
     cells_match_cpu<float>(test::stencil_fixture("box3d.stencil"), 67, 37, 29, 7, false);
@@ -371,6 +375,7 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategyAt16Bits) {
     cells_match_cpu<bf16>(test::stencil_fixture("box2d.stencil"), 101, 83, 1, 7);
     cells_match_cpu<f16>(test::stencil_fixture("pairs3d.stencil"), 67, 37, 29, 7, false);
     cells_match_cpu<bf16>(test::stencil_fixture("box3d.stencil"), 67, 37, 29, 7, false);
+    cells_match_cpu<f16>(test::stencil_fixture("faces3d.stencil"), 45, 19, 23, 7, false);
     cells_match_cpu<f16>(test::stencil_fixture("upwind3d.stencil"), 130, 40, 24, 7, false);
     for (const char* f : {"mirror2d.stencil", "fixed2d.stencil", "periodic2d.stencil"}) {
         cells_match_cpu<f16>(test::stencil_fixture(f), 181, 150, 1, 7);

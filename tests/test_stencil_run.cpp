@@ -340,6 +340,35 @@ TEST(StencilRun, PairsHeatFileGetsHeat3dsAdditions) {
     heat7_equals_builtin<float>(Backend::omp, test::stencil_fixture("pairs3d.stencil"));
 }
 
+// A file that reads heat3d's faces sum pairwise, twice, once inside a product
+// (tests/stencils/faces3d.stencil: no one term is a weighted sum) gets heat3d's PlaneSums in its
+// own order: the same bits as the same update read cell by cell (a twin with the fixed boundary at
+// 0, which keeps a file cells-only with the same ghosts), from the same random state on an odd
+// box, both precisions, both CPU backends.
+template <class T>
+void faces_equal_cells(Backend backend) {
+    const std::string file = test::stencil_fixture("faces3d.stencil");
+    const ModelInfo& m = find_model(file);
+    EXPECT_FALSE(m.cells_only);
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const fs::path twin = fs::temp_directory_path() / ("strata-faces-cells-" + std::to_string(getpid()) + ".stencil");
+    std::ofstream(twin) << "boundary fixed 0\n" << text.str();
+    const ModelInfo& c = find_model(twin.string());
+    fs::remove(twin);
+    EXPECT_TRUE(c.cells_only);
+    const auto a = m.box(Params{}, 19, 13, 11), b = c.box(Params{}, 19, 13, 11);
+    const State<T> init = test::random_state_of<T>("u", a->extent(), 8, false);
+    auto ea = engine<T>(m, *a, backend, &init), eb = engine<T>(c, *b, backend, &init);
+    ea->advance(9);
+    eb->advance(9);
+    EXPECT_TRUE(test::bitwise_equal(ea->field("u"), eb->field("u")))
+        << "max relative difference " << max_relative_error(ea->field("u"), eb->field("u"));
+}
+TEST(StencilRun, FacesSumReadTwiceGetsPlaneSumsWithItsBitsCpuFp64) { faces_equal_cells<double>(Backend::cpu); }
+TEST(StencilRun, FacesSumReadTwiceGetsPlaneSumsWithItsBitsOmpFp32) { faces_equal_cells<float>(Backend::omp); }
+
 // A file whose neighbourhood is one weighted sum, in an order of its own (tests/stencils/box3d.stencil:
 // a 27-point box, weights apart for z-1 and z+1; upwind3d.stencil: a star whose whole update is
 // linear) gets heat3d's interface with its own plane sums (codegen.cpp: linear_split): against its

@@ -567,6 +567,26 @@ void cells_functor(std::ostream& o, const Spec& spec, const Layout& l, const Emi
       << "];\n        next_values(nb, p, u);\n        write_values(u, p, f, i);\n    }\n";
 }
 
+// The rest of a plane-sum model's functor (both kinds: planes_functor, linear_functor), from
+// inside `finish`: the file's updates and lets (`term` writes them), then update_planes, update,
+// store and store_planes, heat3d's interface over the model's Sums.
+void plane_model_rest(std::ostream& o, const Spec& spec, const std::string& u, const Emitter& term) {
+    for (const Update& up : spec.updates)
+        o << "        const R " << (up.local ? "l_" : "n_") << up.field << " = " << term(*up.value) << ";\n";
+    o << "        return n_" << u << ";\n    }\n"
+      << "    STRATA_HD R update_planes(const Sums& below, const Sums& at, const Sums& above) const {\n"
+      << "        return finish(at, partial(below, at), above);\n    }\n"
+      << "    // `u(di, dj, dk)` reads the old field at an offset.\n"
+      << "    template <class Nb>\n    STRATA_HD R update(const Nb& u) const {\n"
+      << "        auto plane = [&](int dk) { return plane_sums([&](int di, int dj) { return R(u(di, dj, dk)); }); };\n"
+      << "        return update_planes(plane(-1), plane(0), plane(1));\n    }\n"
+      << "    template <class Nb>\n"
+      << "    STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(u); }\n"
+      << "    STRATA_HD void store_planes(const Sums& below, const Sums& at, const Sums& above, Point, const Fields& f,\n"
+      << "                                std::int64_t i) const {\n"
+      << "        f.out[i] = update_planes(below, at, above);\n    }\n";
+}
+
 // The rest of a plane-sum model's functor: heat3d's interface (models/heat3d.hpp) with the file's
 // updates in `finish`, where the field's own value is `c` and the sum of its faces `faces`, summed
 // from the plane sums in the file's order (Faces): heat3d's chain (lap's) gives heat3d's bits, the
@@ -598,20 +618,7 @@ void planes_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
       << (chain ? "        const R c = at.center, faces = p.faces + above.center;\n"
                 : "        const R c = at.center, faces = p.faces + (p.edges + above.center);\n")
       << "        (void)c, (void)faces;\n";
-    for (const Update& up : spec.updates)
-        o << "        const R " << (up.local ? "l_" : "n_") << up.field << " = " << kernel(*up.value) << ";\n";
-    o << "        return n_" << u << ";\n    }\n"
-      << "    STRATA_HD R update_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above) const {\n"
-      << "        return finish(at, partial(below, at), above);\n    }\n"
-      << "    // `u(di, dj, dk)` reads the old field at an offset.\n"
-      << "    template <class Nb>\n    STRATA_HD R update(const Nb& u) const {\n"
-      << "        auto plane = [&](int dk) { return plane_sums([&](int di, int dj) { return u(di, dj, dk); }); };\n"
-      << "        return update_planes(plane(-1), plane(0), plane(1));\n    }\n"
-      << "    template <class Nb>\n"
-      << "    STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(u); }\n"
-      << "    STRATA_HD void store_planes(const PlaneSums<R>& below, const PlaneSums<R>& at, const PlaneSums<R>& above, "
-         "Point,\n                                const Fields& f, std::int64_t i) const {\n"
-      << "        f.out[i] = update_planes(below, at, above);\n    }\n";
+    plane_model_rest(o, spec, u, kernel);
 }
 
 // The rest of a linear term's functor (linear_split): heat3d's interface with the model's own
@@ -783,21 +790,7 @@ void linear_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
       << "    STRATA_HD R finish(const Sums& at, const Partial& p, const Sums& above) const {\n"
       << "        const R c = at.center, t = " << (member[2] < 0 ? std::string("p.sum") : "p.sum + " + part("above", 1))
       << ";\n        (void)c, (void)t, (void)above;\n";
-    const Emitter term = kernel.pointwise(l.sum, "c", own);
-    for (const Update& up : spec.updates)
-        o << "        const R " << (up.local ? "l_" : "n_") << up.field << " = " << term(*up.value) << ";\n";
-    o << "        return n_" << u << ";\n    }\n"
-      << "    STRATA_HD R update_planes(const Sums& below, const Sums& at, const Sums& above) const {\n"
-      << "        return finish(at, partial(below, at), above);\n    }\n"
-      << "    // `u(di, dj, dk)` reads the old field at an offset.\n"
-      << "    template <class Nb>\n    STRATA_HD R update(const Nb& u) const {\n"
-      << "        auto plane = [&](int dk) { return plane_sums([&](int di, int dj) { return R(u(di, dj, dk)); }); };\n"
-      << "        return update_planes(plane(-1), plane(0), plane(1));\n    }\n"
-      << "    template <class Nb>\n"
-      << "    STRATA_HD void store(const Nb& u, Point, const Fields& f, std::int64_t i) const { f.out[i] = update(u); }\n"
-      << "    STRATA_HD void store_planes(const Sums& below, const Sums& at, const Sums& above, Point, const Fields& f,\n"
-      << "                                std::int64_t i) const {\n"
-      << "        f.out[i] = update_planes(below, at, above);\n    }\n";
+    plane_model_rest(o, spec, u, kernel.pointwise(l.sum, "c", own));
 }
 
 // The rest of a leapfrog's functor: wave3d's interface (models/wave3d.hpp), the term that reads
