@@ -353,7 +353,8 @@ void faces_equal_cells(Backend backend) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
-    const fs::path twin = fs::temp_directory_path() / ("strata-faces-cells-" + std::to_string(getpid()) + ".stencil");
+    const fs::path twin =
+        fs::temp_directory_path() / ("strata-faces-cells-" + std::to_string(getpid()) + ".stencil");
     std::ofstream(twin) << "boundary fixed 0\n" << text.str();
     const ModelInfo& c = find_model(twin.string());
     fs::remove(twin);
@@ -366,7 +367,9 @@ void faces_equal_cells(Backend backend) {
     EXPECT_TRUE(test::bitwise_equal(ea->field("u"), eb->field("u")))
         << "max relative difference " << max_relative_error(ea->field("u"), eb->field("u"));
 }
-TEST(StencilRun, FacesSumReadTwiceGetsPlaneSumsWithItsBitsCpuFp64) { faces_equal_cells<double>(Backend::cpu); }
+TEST(StencilRun, FacesSumReadTwiceGetsPlaneSumsWithItsBitsCpuFp64) {
+    faces_equal_cells<double>(Backend::cpu);
+}
 TEST(StencilRun, FacesSumReadTwiceGetsPlaneSumsWithItsBitsOmpFp32) { faces_equal_cells<float>(Backend::omp); }
 
 // A file whose neighbourhood is one weighted sum, in an order of its own (tests/stencils/box3d.stencil:
