@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 #include "stencil/build.hpp"
 #include "stencil/rtc.hpp"
@@ -340,32 +341,38 @@ TEST(StencilRun, PairsHeatFileGetsHeat3dsAdditions) {
     heat7_equals_builtin<float>(Backend::omp, test::stencil_fixture("pairs3d.stencil"));
 }
 
-// A file that reads heat3d's faces sum pairwise, twice, once inside a product
-// (tests/stencils/faces3d.stencil: no one term is a weighted sum) gets heat3d's PlaneSums in its
-// own order: the same bits as the same update read cell by cell (a twin with the fixed boundary at
-// 0, which keeps a file cells-only with the same ghosts), from the same random state on an odd
-// box, both precisions, both CPU backends.
+// A fixture (tests/stencils/NAME) beside its twin read cell by cell in the file's order (the
+// fixed boundary at 0, which keeps a file cells-only with the same ghosts): u of each after 9 steps
+// from the same random state on an odd box. The fixture is no cells-only model, the twin is.
 template <class T>
-void faces_equal_cells(Backend backend) {
-    const std::string file = test::stencil_fixture("faces3d.stencil");
+std::pair<HostField<T>, HostField<T>> beside_cells_twin(const std::string& name, Backend backend) {
+    const std::string file = test::stencil_fixture(name);
     const ModelInfo& m = find_model(file);
-    EXPECT_FALSE(m.cells_only);
+    EXPECT_FALSE(m.cells_only) << name;
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
-    const fs::path twin =
-        fs::temp_directory_path() / ("strata-faces-cells-" + std::to_string(getpid()) + ".stencil");
+    const fs::path twin = fs::temp_directory_path() / ("strata-" + name.substr(0, name.find('.')) + "-cells-" +
+                                                       std::to_string(getpid()) + ".stencil");
     std::ofstream(twin) << "boundary fixed 0\n" << text.str();
     const ModelInfo& c = find_model(twin.string());
     fs::remove(twin);
-    EXPECT_TRUE(c.cells_only);
+    EXPECT_TRUE(c.cells_only) << name;
     const auto a = m.box(Params{}, 19, 13, 11), b = c.box(Params{}, 19, 13, 11);
     const State<T> init = test::random_state_of<T>("u", a->extent(), 8, false);
     auto ea = engine<T>(m, *a, backend, &init), eb = engine<T>(c, *b, backend, &init);
     ea->advance(9);
     eb->advance(9);
-    EXPECT_TRUE(test::bitwise_equal(ea->field("u"), eb->field("u")))
-        << "max relative difference " << max_relative_error(ea->field("u"), eb->field("u"));
+    return {ea->field("u"), eb->field("u")};
+}
+
+// A file that reads heat3d's faces sum pairwise, twice, once inside a product
+// (tests/stencils/faces3d.stencil: no one term is a weighted sum) gets heat3d's PlaneSums in its
+// own order: the same bits as its cells-only twin, both precisions, both CPU backends.
+template <class T>
+void faces_equal_cells(Backend backend) {
+    const auto [file, cells] = beside_cells_twin<T>("faces3d.stencil", backend);
+    EXPECT_TRUE(test::bitwise_equal(file, cells)) << "max relative difference " << max_relative_error(file, cells);
 }
 TEST(StencilRun, FacesSumReadTwiceGetsPlaneSumsWithItsBitsCpuFp64) {
     faces_equal_cells<double>(Backend::cpu);
@@ -375,34 +382,17 @@ TEST(StencilRun, FacesSumReadTwiceGetsPlaneSumsWithItsBitsOmpFp32) { faces_equal
 // A file whose neighbourhood is one weighted sum, in an order of its own (tests/stencils/box3d.stencil:
 // a 27-point box, weights apart for z-1 and z+1; upwind3d.stencil: a star whose whole update is
 // linear) gets heat3d's interface with its own plane sums (codegen.cpp: linear_split): against its
-// twin read cell by cell in the file's order (the fixed boundary at 0, which keeps a file cells-only
-// with the same ghosts), the same values within a few ulps (the sums regrouped plane by plane),
-// from the same random state on an odd box, both precisions, both CPU backends, and at 16 bits.
+// cells-only twin, the same values within a few ulps (the sums regrouped plane by plane), both
+// precisions, both CPU backends, and at 16 bits.
 template <class T>
 void sums_match_cells(const std::string& name, Backend backend) {
-    const std::string file = test::stencil_fixture(name);
-    const ModelInfo& m = find_model(file);
-    EXPECT_FALSE(m.cells_only);
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    const fs::path twin = fs::temp_directory_path() / ("strata-" + name.substr(0, name.find('.')) +
-                                                       "-cells-" + std::to_string(getpid()) + ".stencil");
-    std::ofstream(twin) << "boundary fixed 0\n" << text.str();
-    const ModelInfo& c = find_model(twin.string());
-    fs::remove(twin);
-    EXPECT_TRUE(c.cells_only);
-    const auto a = m.box(Params{}, 19, 13, 11), b = c.box(Params{}, 19, 13, 11);
-    const State<T> init = test::random_state_of<T>("u", a->extent(), 8, false);
-    auto ea = engine<T>(m, *a, backend, &init), eb = engine<T>(c, *b, backend, &init);
-    ea->advance(9);
-    eb->advance(9);
+    const auto [file, cells] = beside_cells_twin<T>(name, backend);
     const double tol = sizeof(T) == 8           ? 1e-13
                        : sizeof(T) == 4         ? 1e-5
                        : std::is_same_v<T, f16> ? 8.0 / 2048
                                                 : 8.0 / 256;
-    EXPECT_LE(max_relative_error(ea->field("u"), eb->field("u")), tol) << name;
-    EXPECT_FALSE(test::bitwise_equal(ea->field("u"), HostField<T>(ea->field("u").extent)));  // (not all zero)
+    EXPECT_LE(max_relative_error(file, cells), tol) << name;
+    EXPECT_FALSE(test::bitwise_equal(file, HostField<T>(file.extent)));  // (not all zero)
 }
 TEST(StencilRun, WeightedSumsGetTheirOwnPlaneSumsCpuFp64) {
     sums_match_cells<double>("box3d.stencil", Backend::cpu);

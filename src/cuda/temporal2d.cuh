@@ -104,19 +104,30 @@ __device__ __forceinline__ void store_shared_rows(T* nxt, const Run (&ev)[H][CY]
             if (j < R || j >= CY - R) *reinterpret_cast<Run*>(nxt + h * CELLS + (row0 + j) * TW + sx) = ev[h][j];
 }
 
-// V values of T from memory (16-byte aligned, 8 at 16 bits) as the runs' type: one vector load,
-// then the widening. (Read through a reference, the load splits into one per value: docs/runs/126.)
-template <class Run, class T, int V = kLanes<T>>
-__device__ __forceinline__ Lanes<compute_t<T>, V> load_widened(const T* p) {
-    using Wide = Lanes<compute_t<T>, V>;
+// A run of V values of T as the arithmetic's type: the run itself where that is T (a copy of the
+// whole, which stays one vector access), else widened value by value. The run must be a value,
+// not a reference to memory: read through a reference, a load splits into one per value (run 126).
+template <class T, int V, class Run>
+__device__ __forceinline__ Lanes<compute_t<T>, V> widened(const Run& a) {
     if constexpr (sizeof(compute_t<T>) == sizeof(T)) {
-        return *reinterpret_cast<const Wide*>(p);
+        return a;
     } else {
-        const Run a = *reinterpret_cast<const Run*>(p);
-        Wide b;
+        Lanes<compute_t<T>, V> b;
 #pragma unroll
         for (int v = 0; v < V; ++v) b.v[v] = a.v[v];
         return b;
+    }
+}
+
+// V values of T from memory (16-byte aligned, 8 at 16 bits) as the runs' type: one vector load,
+// then the widening.
+template <class Run, class T, int V = kLanes<T>>
+__device__ __forceinline__ Lanes<compute_t<T>, V> load_widened(const T* p) {
+    if constexpr (sizeof(compute_t<T>) == sizeof(T)) {
+        return *reinterpret_cast<const Lanes<compute_t<T>, V>*>(p);
+    } else {
+        const Run a = *reinterpret_cast<const Run*>(p);
+        return widened<T, V>(a);
     }
 }
 

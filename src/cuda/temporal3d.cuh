@@ -184,17 +184,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
         // Level l's own cells, newest plane, widened (level 0's from the ring; later levels' are
         // the values this thread computed, rounded to T). At fp32 and fp64 Wide is Vec, and none
         // of this converts anything.
-        auto widened = [](const Vec& v) {
-            if constexpr (!wide) {
-                return v;
-            } else {
-                Wide r;
-#pragma unroll
-                for (int i = 0; i < V; ++i) r.v[i] = v.v[i];
-                return r;
-            }
-        };
-        Wide cur = widened(pin ? lds_word<Vec>(a_own + off) : *reinterpret_cast<const Vec*>(src + own));
+        Wide cur = widened<T, V>(pin ? lds_word<Vec>(a_own + off) : *reinterpret_cast<const Vec*>(src + own));
 #pragma unroll
         for (int l = 0; l < K; ++l) {
             // Level l's planes start at z0 - K + l, reached at q = qa + 2l (each level lags one
@@ -207,8 +197,8 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
             // three cells' sums): level 0's from the ring, the others' as they are.
             Wide a, b;
             if (l == 0) {
-                a = widened(pin ? lds_word<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up));
-                b = widened(pin ? lds_word<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down));
+                a = widened<T, V>(pin ? lds_word<Vec>(a_up + off) : *reinterpret_cast<const Vec*>(src + up));
+                b = widened<T, V>(pin ? lds_word<Vec>(a_down + off) : *reinterpret_cast<const Vec*>(src + down));
             } else {
                 const unsigned lo = (l - 1) * LEVEL;  // level l's plane from the levels' first
                 const R* lv = levels + (l - 1) * CELLS;
@@ -239,7 +229,7 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
                 pend[l][v] = m.partial(at[l][v], above);
                 at[l][v] = above;
             }
-            cur = widened(nxt);  // (at 16 bits the rounded values, widened once)
+            cur = widened<T, V>(nxt);  // (at 16 bits the rounded values, widened once)
             if (l + 1 < K) {
                 if constexpr (pin && wide)
                     sts_word(l_own + l * LEVEL, cur);

@@ -733,9 +733,6 @@ void linear_functor(std::ostream& o, const Spec& spec, const Layout& l, const Em
         const Pattern& q = patterns[std::size_t(p)];
         return q.size() == 1 && q[0][1] == 0 && q[0][2] == 0;
     };
-    for (std::size_t p = 0; p < patterns.size(); ++p)
-        if (centre_only(int(p)) && signs[std::size_t(patterns[p][0][0])].empty())
-            member_used[std::size_t(patterns[p][0][0])] = true;
     auto part = [&](const char* plane, int dz) {
         const int p = member[dz + 1];
         if (p < 0) return std::string();
