@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -137,6 +137,17 @@ if want general || want general2d || want general3d; then  # #40: the kinds of f
       python3 .peers/anchors.py copy gs3d 2>&1 | grep -v Warning | tee -a "$out/bench.txt"
     fi
   fi
+  unset STRATA_CACHE_DIR
+fi
+if want cells-cached; then  # the cells-only cached sweep (#40): its GPU tests, then every cells-only kind of file on it beside its other single sweeps
+  export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
+  $build/tests/strata_gpu_tests --gtest_filter='StencilCuda.CellsOnly*' > "$out/tests-cells-cached.txt" 2>&1 || true
+  grep -E "^\[  PASSED|^\[  FAILED|tests ran|Failure|Expected|Which is|rel err" "$out/tests-cells-cached.txt" | head -30
+  bench bench/stencils/aniso9-2d.stencil --precision fp32,fp64,bf16 --kernels naive,cached --repeats 5
+  bench bench/stencils/rd-coef2d.stencil --precision fp32,fp64,bf16 --kernels naive,cached --repeats 5
+  bench bench/stencils/gray-scott3d.stencil -n 384 --precision fp32,fp64,bf16 --kernels stream,cached --repeats 5
+  bench examples/stencils/apf3d.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
+  bench examples/stencils/variable-wave.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
   unset STRATA_CACHE_DIR
 fi
 if want half-stencil; then  # stencil files at 16 bits (#41): their GPU tests, the first compile, each kind of file at fp32, bf16 and fp16

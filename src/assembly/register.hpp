@@ -79,7 +79,7 @@ ModelInfo registered_model() {
         if constexpr (!cached_fits<Kernel>())
             refuse("cached", "its window of " + std::to_string(2 * Kernel::radius + 1) + " cells in each of " +
                                  std::to_string(2 * Kernel::radius + 1) + " planes (rows) per thread takes " +
-                                 std::to_string(cached_window_words<Kernel>(1, sizeof(double))) +
+                                 std::to_string(cached_fit_words<Kernel>()) +
                                  " registers in fp64 (" + std::to_string(hoods<Kernel>()) + " field(s)); " +
                                  std::to_string(kCachedWindowWords) + " is the most");
         if constexpr (!temporal_fits<Kernel>())
