@@ -342,7 +342,7 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategy) {
     cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 101, 83, 1, 7);
     cells_match_cpu<double>(test::stencil_fixture("box2d.stencil"), 33, 150, 1, 7);
     cells_match_cpu<float>(test::stencil_fixture("box2d.stencil"), 130, 200, 1, 7);  // (inside the grid too)
-    cells_match_cpu<float>(wide, 201, 100, 1, 3);  // (radius 3: cells two lanes away, inside the grid too)
+    cells_match_cpu<float>(wide, 201, 100, 1, 3);  // (radius 3, inside the grid too)
     // 3D heat summed pairwise: heat3d's ladder on the model's own plane sums (temporal, tma...).
     cells_match_cpu<float>(test::stencil_fixture("pairs3d.stencil"), 67, 37, 29, 7, false);
     cells_match_cpu<double>(test::stencil_fixture("pairs3d.stencil"), 45, 19, 23, 7, false);
@@ -374,8 +374,7 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategyAt16Bits) {
     cells_match_cpu<bf16>(test::stencil_fixture("mirror3d.stencil"), 67, 19, 21, 5);
     cells_match_cpu<f16>(test::stencil_fixture("periodic3d.stencil"), 128, 36, 20, 5);
     cells_match_cpu<bf16>(test::stencil_fixture("box2d.stencil"), 101, 83, 1, 7);
-    // cached's blocks of 4 cells a thread (128 a warp) wholly inside the grid, and a last thread's
-    // cells across the face.
+    // Wider grids: blocks wholly inside the grid at 16 bits too.
     cells_match_cpu<f16>(test::stencil_fixture("mirror3d.stencil"), 301, 20, 12, 3);
     cells_match_cpu<bf16>(test::stencil_fixture("periodic3d.stencil"), 302, 21, 11, 3);
     cells_match_cpu<bf16>(test::stencil_fixture("box2d.stencil"), 303, 160, 1, 3);

@@ -143,28 +143,29 @@ constexpr bool stream_fits() {
 }
 
 // The cached strategy's window for a cells-only model (strategies3d.cuh, cells_cached): per
-// neighbourhood field, the V + 2R cells of the thread's row around its V cells in each of its ZC
-// planes (rows) and the R beyond them, in registers (a star's end planes: their V centres alone).
-// It is offered where one plane's window of one cell, 2R + 1 cells in each of 2R + 1 planes, takes
-// at most kCachedWindowWords 4-byte registers in fp64, so that a model's strategies are the same
-// in every precision (V cells of fp32 or 16 bits take fewer). ZC, the planes (rows) per thread, is the most of 8, 4, 2, 1 whose
-// window takes at most 40 registers in 3D (heat as `u + c lap(u)` at 512^3 on an H100, one cell a
-// thread: 8 planes 291 / 142 GCells/s in fp32 / fp64, windows of 30 / 60 registers; 4 planes
-// 277 / 166, 18 / 36) and 64 in 2D (the 9-point box at 8192^2, 8 rows: 88% / 96% of copy).
+// neighbourhood field, 2R+1 cells of the thread's row in each of its ZC planes (rows) and the R
+// beyond them, in registers, and its cells' pointwise values. It is offered where one plane's
+// window takes at most kCachedWindowWords 4-byte registers in fp64, so that a model's strategies
+// are the same in both precisions. ZC, the planes (rows) per thread, is the most of 8, 4, 2, 1
+// whose window and pointwise values take at most 40 registers in 3D (heat as `u + c lap(u)` at
+// 512^3 on an H100: 8 planes 291 / 142 GCells/s in fp32 / fp64, windows of 30 / 60 registers; 4
+// planes 277 / 166, 18 / 36) and 64 in 2D (the 9-point box at 8192^2, 8 rows: 88% / 96% of copy).
 inline constexpr int kCachedWindowWords = 128;
 template <class Model>
-constexpr long cached_window_words(int planes, int cells, long value_bytes) {
-    constexpr long R = Model::radius;
-    const long ends = Model::star ? cells : cells + 2 * R;
-    return hoods<Model>() * (planes * (cells + 2 * R) + 2 * R * ends) * value_bytes / 4;
+constexpr long cached_window_words(int planes, long value_bytes) {
+    using Point = typename Model::Point;
+    constexpr long R = Model::radius,
+                   point = __is_empty(Point) ? 0 : long(sizeof(Point) / sizeof(typename Model::value_type));
+    return (hoods<Model>() * (planes + 2 * R) * (2 * R + 1) + planes * point) * value_bytes / 4;
 }
-template <class Model, class T, int V>
+template <class Model, class T>
 constexpr int cached_planes() {
     constexpr long budget = Model::dims == 3 ? 40 : 64;
     for (int planes = 8; planes > 1; planes /= 2)
-        if (cached_window_words<Model>(planes, V, sizeof(T) < 4 ? 4 : sizeof(T)) <= budget) return planes;
+        if (cached_window_words<Model>(planes, sizeof(T) < 4 ? 4 : sizeof(T)) <= budget) return planes;
     return 1;
 }
+// One plane's window of neighbourhood values alone, in fp64.
 template <class Model>
 constexpr long cached_fit_words() {
     constexpr long side = 2 * Model::radius + 1;

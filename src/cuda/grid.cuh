@@ -22,13 +22,6 @@ inline constexpr int kLanes = sizeof(T) == 2 ? 4 : 16 / int(sizeof(T));
 template <class T>
 inline constexpr int kWideLanes = 16 / int(sizeof(T));
 
-// The cells a thread of the cells-only `cached` owns in a row: one 8-byte word (fp64 1, fp32 2, a
-// 16-bit type 4), fp64's bytes in flight per thread, at which the cells-only sweeps came closest to
-// the copy (the 2D 9-point box at 8192^2 on an H100: fp64, one cell a thread, 98.7% of copy; fp32
-// 84.4% with one).
-template <class T>
-inline constexpr int kCellsCachedLanes = 8 / int(sizeof(T));
-
 // Whether a kernel takes fp32's launch shapes (threads, tiles, blocks per SM): fp32 and the 16-bit
 // types, whose values are fp32 in registers (fp64's shapes would halve their blocks per SM).
 template <class T>

@@ -513,34 +513,32 @@ __global__ void __launch_bounds__(BX* BY)
 }
 
 // cached for a cells-only model, 2D and 3D: the grid swept in memory order, like a copy (cached3d's
-// pattern), for an update that reads its neighbourhood cell by cell. A warp covers 32 V
-// consecutive cells of a row, V per thread (one 8-byte word: 2 cells of fp32, 4 of a 16-bit type,
-// 1 of fp64); a thread owns its V cells in ZC consecutive planes (3D) or rows (2D) and keeps in
+// pattern), for an update that reads its neighbourhood cell by cell. A warp is 32 consecutive cells
+// of a row; a thread owns its cell in ZC consecutive planes (3D) or rows (2D) and keeps in
 // registers, per neighbourhood field, the window of its row that the radius R spans: the cells
-// x-R .. x+V-1+R of the planes (rows) z-R .. z+ZC-1+R. Its own cells are loaded first, all at
-// once, so that they are in flight together; the others come from the lanes beside it by a
-// shuffle (the warp's end lanes read theirs). Every offset in that window (in 2D all of them; in
-// 3D those in the thread's row) is then a register; in 3D the other rows come through L1 (the
-// block's other warps read them as their own) or L2 (the neighbouring blocks'). The blocks are
-// numbered x fastest, then y, then z, so the running blocks cover a few consecutive planes and
+// x-R .. x+R of the planes (rows) z-R .. z+ZC-1+R. Its own cells are loaded first, all at once,
+// so that they are in flight together, with their pointwise values; the others come from the lanes
+// beside it by a shuffle (the warp's end lanes read theirs). Every offset in that window (in 2D all
+// of them; in 3D those in the thread's row) is then a register; in 3D the other rows come through
+// L1 (the block's other warps read them as their own) or L2 (the neighbouring blocks'). The blocks
+// are numbered x fastest, then y, then z, so the running blocks cover a few consecutive planes and
 // device memory sees one read and one write per cell, in address order. Every load goes through
 // load_index, so a cell beyond a face is what the boundary says (a shuffled neighbour is its
 // lane's own cell, read so), and lanes past the grid's width or height read cells that exist and
 // store nothing.
-// What a plane (row) reads beyond the window, its cells' pointwise values and, in 3D, the rows
-// y+dj (dj != 0), is loaded one plane ahead of the stores: a load after a store may not be moved
-// above it (the compiler cannot tell the buffers apart), so read where the update uses it, each
-// plane's reads waited a whole memory latency (3D Gray-Scott and apf at 72-79% of copy, a 2D
-// file with a coefficient map 63%). The reads are gathered over every offset the radius allows;
-// those the update never takes are dead code.
-template <class Model, int BY, int ZC, int V, bool Interior>
+// The pointwise values are loaded before the first store: a load after a store may not be moved
+// above it (the compiler cannot tell the buffers apart), and read where the update takes them each
+// plane (row) waited a whole memory latency. On an H100 (docs/runs/129): the 2D two-field file with
+// a coefficient map at 8192^2, 93.5 -> 127.1 GCells/s in fp32 (62% -> 85% of copy) and 43.1 -> 70.8
+// in fp64; 3D Aliev-Panfilov 134 -> 140 (fp32) and 122 -> 155 (bf16); files without pointwise
+// fields unchanged. The other rows of 3D stay where the update reads them: loaded a plane ahead
+// too, their registers cost more than the latency they hid (3D Gray-Scott 148 -> 131).
+template <class Model, int BY, int ZC, bool Interior>
 __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typename Model::Fields& f,
-                                                   const DevGrid& g, int x0, int y, int s0, int s_end) {
+                                                   const DevGrid& g, int x, int y, int s0, int s_end) {
     using T = typename Model::value_type;
-    using Point = typename Model::Point;
-    constexpr int R = Model::radius, H = hoods<Model>(), Q = ZC + 2 * R, W = V + 2 * R;
+    constexpr int R = Model::radius, H = hoods<Model>(), Q = ZC + 2 * R, W = 2 * R + 1;
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>(), three = Model::dims == 3;
-    constexpr int ROWS = three ? 2 * R : 1, DEPTH = three ? 2 * R + 1 : 1;  // 3D: the rows dj != 0
     const int lane = threadIdx.x;
     // The cell (x, y (3D), the slow axis) as the boundary reads it.
     auto index = [&](int i, int j, int s) -> std::int64_t {
@@ -551,92 +549,54 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
         else
             return g.at(li, load_index<mirror, periodic>(s, g.ny));
     };
-    // w[h][q][R + e]: field h at x0 + e in plane (row) s0 - R + q.
+    const bool active = x < g.nx && (!three || y < g.ny);
     T w[H][Q][W];
 #pragma unroll
     for (int q = 0; q < Q; ++q) {
-        const int s = s0 - R + q;
+        const std::int64_t own = index(x, y, s0 - R + q);
 #pragma unroll
-        for (int h = 0; h < H; ++h) {
-            if constexpr (Interior) {  // V-aligned in a 128-byte aligned row: one word
-                const Lanes<T, V> own = *reinterpret_cast<const Lanes<T, V>*>(hood_in<Model>(f, h) + index(x0, y, s));
-#pragma unroll
-                for (int v = 0; v < V; ++v) w[h][q][R + v] = own.v[v];
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; ++v) w[h][q][R + v] = hood_in<Model>(f, h)[index(x0 + v, y, s)];
-            }
-        }
+        for (int h = 0; h < H; ++h) w[h][q][R] = hood_in<Model>(f, h)[own];
     }
-    // Cell x0 + e (e < 0 or e >= V) is cell e - d V of the lane d = floor(e / V) away.
+    typename Model::Point p[ZC];
+#pragma unroll
+    for (int k = 0; k < ZC; ++k)
+        if (active && s0 + k < s_end) p[k] = m.load_point(f, three ? g.at(x, y, s0 + k) : g.at(x, s0 + k));
 #pragma unroll
     for (int h = 0; h < H; ++h)
 #pragma unroll
         for (int q = 0; q < Q; ++q)
 #pragma unroll
-            for (int e = -R; e < V + R; ++e) {
-                if (e >= 0 && e < V) continue;
-                const int d = e < 0 ? -((V - 1 - e) / V) : e / V, slot = e - d * V;
-                T from = d < 0 ? shfl_up(w[h][q][R + slot], -d) : shfl_down(w[h][q][R + slot], d);
-                if (lane + d < 0 || lane + d >= 32) from = hood_in<Model>(f, h)[index(x0 + e, y, s0 - R + q)];
-                w[h][q][R + e] = from;
+            for (int d = 1; d <= R; ++d) {
+                T left = shfl_up(w[h][q][R], d), right = shfl_down(w[h][q][R], d);
+                if (lane < d) left = hood_in<Model>(f, h)[index(x - d, y, s0 - R + q)];
+                if (lane >= 32 - d) right = hood_in<Model>(f, h)[index(x + d, y, s0 - R + q)];
+                w[h][q][R - d] = left, w[h][q][R + d] = right;
             }
-    if (x0 >= g.nx || (three && y >= g.ny)) return;  // (after the last shuffle)
-
-    struct Reads {
-        T rows[H][ROWS][DEPTH][W];  // 3D: field h at (x0 + e, y + dj, s + dk), dj != 0
-        Point p[V];
-    };
-    auto gather = [&](int s, Reads& r) {
-        const std::int64_t c = three ? g.at(x0, y, s) : g.at(x0, s);
-#pragma unroll
-        for (int v = 0; v < V; ++v) r.p[v] = m.load_point(f, c + v);  // x0 + v < the row's padded end
-        if constexpr (three) {
-#pragma unroll
-            for (int h = 0; h < H; ++h)
-#pragma unroll
-                for (int j = 0; j < ROWS; ++j)
-#pragma unroll
-                    for (int dk = -R; dk <= R; ++dk)
-#pragma unroll
-                        for (int e = -R; e < V + R; ++e) {
-                            const int dj = j < R ? j - R : j - R + 1;
-                            r.rows[h][j][dk + R][R + e] =
-                                Interior ? hood_in<Model>(f, h)[c + e + dj * g.pitch + dk * g.plane]
-                                         : hood_in<Model>(f, h)[index(x0 + e, y + dj, s + dk)];
-                        }
-        }
-    };
-    Reads reads[ZC];
-    gather(s0, reads[0]);
+    if (!active) return;  // (after the last shuffle)
 #pragma unroll
     for (int k = 0; k < ZC; ++k) {
         const int s = s0 + k;
         if (s >= s_end) break;
-        if (k + 1 < ZC && s + 1 < s_end) gather(s + 1, reads[k + 1]);
-        const std::int64_t c = three ? g.at(x0, y, s) : g.at(x0, s);
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-            if (x0 + v >= g.nx) break;
-            if constexpr (three) {
-                auto at = [&](int h, int di, int dj, int dk) {
-                    if (dj == 0) return w[h][k + R + dk][R + v + di];
-                    return reads[k].rows[h][dj < 0 ? dj + R : dj + R - 1][dk + R][R + v + di];
-                };
-                m.store(neighbourhood<Model>(at), reads[k].p[v], f, c + v);
-            } else {
-                auto at = [&](int h, int di, int dj) { return w[h][k + R + dj][R + v + di]; };
-                m.store(neighbourhood<Model>(at), reads[k].p[v], f, c + v);
-            }
+        const std::int64_t c = three ? g.at(x, y, s) : g.at(x, s);
+        if constexpr (three) {
+            auto at = [&](int h, int di, int dj, int dk) {
+                if (dj == 0) return w[h][k + R + dk][R + di];
+                if constexpr (Interior) return hood_in<Model>(f, h)[c + di + dj * g.pitch + dk * g.plane];
+                return hood_in<Model>(f, h)[index(x + di, y + dj, s + dk)];
+            };
+            m.store(neighbourhood<Model>(at), p[k], f, c);
+        } else {
+            auto at = [&](int h, int di, int dj) { return w[h][k + R + dj][R + di]; };
+            m.store(neighbourhood<Model>(at), p[k], f, c);
         }
     }
 }
-template <class Model, int BY, int ZC, int V>
+template <class Model, int BY, int ZC>
 __global__ void __launch_bounds__(32 * BY)
     cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
     constexpr int R = Model::radius;
     constexpr bool three = Model::dims == 3;
-    const int x0 = (blockIdx.x * 32 + threadIdx.x) * V;
+    const int x = blockIdx.x * 32 + threadIdx.x;
     const int y = three ? blockIdx.y * BY + threadIdx.y : 0;  // 3D: the thread's row
     // The thread's first plane (3D) or row (2D), and the end of the launch's span of them.
     const int s0 = g.lo + (three ? blockIdx.z * ZC : (blockIdx.y * BY + threadIdx.y) * ZC);
@@ -646,13 +606,13 @@ __global__ void __launch_bounds__(32 * BY)
     // loads together (a choice per load kept them apart: a 27-point box ran at half the rate).
     const int bs0 = g.lo + (three ? blockIdx.z * ZC : blockIdx.y * BY * ZC),
               bs1 = bs0 + (three ? ZC : BY * ZC);
-    const bool interior = int(blockIdx.x) * 32 * V >= R && int(blockIdx.x + 1) * 32 * V + R <= g.nx &&
-                          bs0 >= R && bs1 + R <= (three ? g.nz : g.ny) &&
+    const bool interior = int(blockIdx.x) * 32 >= R && int(blockIdx.x + 1) * 32 + R <= g.nx && bs0 >= R &&
+                          bs1 + R <= (three ? g.nz : g.ny) &&
                           (!three || (int(blockIdx.y) * BY >= R && int(blockIdx.y + 1) * BY + R <= g.ny));
     if (interior)
-        cells_cached_sweep<Model, BY, ZC, V, true>(m, f, g, x0, y, s0, s_end);
+        cells_cached_sweep<Model, BY, ZC, true>(m, f, g, x, y, s0, s_end);
     else
-        cells_cached_sweep<Model, BY, ZC, V, false>(m, f, g, x0, y, s0, s_end);
+        cells_cached_sweep<Model, BY, ZC, false>(m, f, g, x, y, s0, s_end);
 }
 
 // tma: async's sweep with its loads on the Tensor Memory Accelerator, warp-specialized (CudaDMA's
