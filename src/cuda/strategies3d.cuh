@@ -557,10 +557,13 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
 #pragma unroll
         for (int h = 0; h < H; ++h) w[h][q][R] = hood_in<Model>(f, h)[own];
     }
+    // (One plane: no store before its load, which stays where the update takes it: loaded with the
+    // window, variable-wave in fp64 ran at 67.7 GCells/s against 71.0.)
     typename Model::Point p[ZC];
+    if constexpr (ZC > 1)
 #pragma unroll
-    for (int k = 0; k < ZC; ++k)
-        if (active && s0 + k < s_end) p[k] = m.load_point(f, three ? g.at(x, y, s0 + k) : g.at(x, s0 + k));
+        for (int k = 0; k < ZC; ++k)
+            if (active && s0 + k < s_end) p[k] = m.load_point(f, three ? g.at(x, y, s0 + k) : g.at(x, s0 + k));
 #pragma unroll
     for (int h = 0; h < H; ++h)
 #pragma unroll
@@ -584,10 +587,10 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
                 if constexpr (Interior) return hood_in<Model>(f, h)[c + di + dj * g.pitch + dk * g.plane];
                 return hood_in<Model>(f, h)[index(x + di, y + dj, s + dk)];
             };
-            m.store(neighbourhood<Model>(at), p[k], f, c);
+            m.store(neighbourhood<Model>(at), ZC > 1 ? p[k] : m.load_point(f, c), f, c);
         } else {
             auto at = [&](int h, int di, int dj) { return w[h][k + R + dj][R + di]; };
-            m.store(neighbourhood<Model>(at), p[k], f, c);
+            m.store(neighbourhood<Model>(at), ZC > 1 ? p[k] : m.load_point(f, c), f, c);
         }
     }
 }
