@@ -77,10 +77,11 @@ ModelInfo registered_model() {
             refuse("stream", too_big("its ring of " + std::to_string(2 * Kernel::radius + 3) + " planes of a 32 x 16 tile",
                                      stream_ring_bytes<Kernel>(), 99));
         if constexpr (!cached_fits<Kernel>())
-            refuse("cached", "its window of " + std::to_string(2 * Kernel::radius + 1) + " cells in each of " +
-                                 std::to_string(2 * Kernel::radius + 1) + " planes (rows) per thread takes " +
-                                 std::to_string(cached_fit_words<Kernel>()) +
-                                 " registers in fp64 (" + std::to_string(hoods<Kernel>()) + " field(s)); " +
+            refuse("cached", "its window of " + std::to_string(2 * Kernel::radius + 1) +
+                                 " cells in each of " + std::to_string(2 * Kernel::radius + 1) +
+                                 " planes (rows) per thread takes " +
+                                 std::to_string(cached_fit_words<Kernel>()) + " registers in fp64 (" +
+                                 std::to_string(hoods<Kernel>()) + " field(s)); " +
                                  std::to_string(kCachedWindowWords) + " is the most");
         if constexpr (!temporal_fits<Kernel>())
             refuse("temporal", "its kernel for models read cell by cell takes up to " +

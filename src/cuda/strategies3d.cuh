@@ -563,7 +563,8 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
     if constexpr (ZC > 1)
 #pragma unroll
         for (int k = 0; k < ZC; ++k)
-            if (active && s0 + k < s_end) p[k] = m.load_point(f, three ? g.at(x, y, s0 + k) : g.at(x, s0 + k));
+            if (active && s0 + k < s_end)
+                p[k] = m.load_point(f, three ? g.at(x, y, s0 + k) : g.at(x, s0 + k));
 #pragma unroll
     for (int h = 0; h < H; ++h)
 #pragma unroll
