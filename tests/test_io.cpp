@@ -730,6 +730,22 @@ TEST(Restart, ApfTimeScheduleEndsAtTheSameIteration) {
     EXPECT_EQ(a["max_norm"].get<double>(), b["max_norm"].get<double>());
     EXPECT_EQ(a["l2norm"].get<double>(), b["l2norm"].get<double>());
 }
+// The report says how many checkpoints a run wrote, their bytes (the file's, each time) and the
+// time they took; none, no such line.
+TEST(Checkpoint, ReportGivesTheWritesBytesAndTime) {
+    TempDir dir;
+    ASSERT_EQ(cli({"run", "heat2d", "-n", "40", "--steps", "12", "--checkpoint", dir / "h.ck", "--checkpoint-every",
+                   "5", "--json", dir / "r.json"})
+                  .code,
+              0);
+    const auto r = read_json(dir / "r.json");
+    EXPECT_EQ(r["checkpoints_written"].get<int>(), 3);  // steps 5, 10, and the last, 12
+    EXPECT_DOUBLE_EQ(r["checkpoint_gb"].get<double>(), 3 * double(fs::file_size(dir / "h.ck")) / 1e9);
+    EXPECT_GT(r["checkpoint_write_s"].get<double>(), 0);
+    EXPECT_GT(r["checkpoint_gb_per_s"].get<double>(), 0);
+    ASSERT_EQ(cli({"run", "heat2d", "-n", "40", "--steps", "2", "--json", dir / "none.json"}).code, 0);
+    EXPECT_FALSE(read_json(dir / "none.json").contains("checkpoints_written"));
+}
 TEST(Restart, Heat3dContinuesBitwise) {
     expect_restart_equivalent({"run", "heat3d", "-n", "19", "--stencil", "27pt", "--backend", "omp"},
                               "--steps", "13", "40");

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <ostream>
@@ -162,15 +163,25 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     out.flush();
 
     std::vector<std::string> checkpoints;
+    // Each checkpoint's time on this rank (its part of the gather, or of the file's write), and
+    // the bytes in the file: the report gives the write's rate, which the disk's (`strata-io`)
+    // bounds.
+    double checkpoint_s = 0;
+    std::uintmax_t checkpoint_bytes = 0;
+    int checkpoints_written = 0;
     auto checkpoint = [&](std::int64_t) {
+        const auto start = std::chrono::steady_clock::now();
+        ++checkpoints_written;
         // Strata's own format: the state gathered from every rank, then written by rank 0. HDF5:
         // every rank writes its own part (app::write_state).
         if (!root && !app::is_h5_path(io.checkpoint_path)) {
             (void)engine->state();
-            return;
+        } else {
+            app::write_state(io.checkpoint_path, problem, *engine);
+            if (checkpoints.empty()) checkpoints.push_back(io.checkpoint_path);
+            if (root) checkpoint_bytes += std::filesystem::file_size(io.checkpoint_path);
         }
-        app::write_state(io.checkpoint_path, problem, *engine);
-        if (checkpoints.empty()) checkpoints.push_back(io.checkpoint_path);
+        checkpoint_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     std::vector<app::Periodic> hooks;
     for (const ModelHook& h : problem.hooks())
@@ -241,6 +252,14 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
         dist::allreduce_max(&sent, 1);
         if (sent > 0)
             r.line("Halos sent per step (MB)    : %.4g   (the busiest rank's)", {{"halo_mb_per_step", sent / 1e6}});
+    }
+    if (checkpoints_written > 0) {  // (every rank wrote as many)
+        if (dist::size() > 1) dist::allreduce_max(&checkpoint_s, 1);
+        r.line("Checkpoints written         : %d, %.4g GB in %.4g s (%.4g GB/s; the slowest rank's time)",
+               {{"checkpoints_written", checkpoints_written},
+                {"checkpoint_gb", double(checkpoint_bytes) / 1e9},
+                {"checkpoint_write_s", checkpoint_s},
+                {"checkpoint_gb_per_s", double(checkpoint_bytes) / 1e9 / std::max(checkpoint_s, 1e-12)}});
     }
     app::report_kernel(r, k, k.min_bytes_per_cell);
     app::report_roofline(r, o.backend == Backend::cuda, tp.effective_gbs);

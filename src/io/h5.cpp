@@ -1,9 +1,13 @@
 #include "strata/io/h5.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "atomic_file.hpp"
 #include "strata/core/error.hpp"
@@ -241,9 +245,15 @@ std::vector<hsize_t> slowest_first(const std::array<int, 3>& v, int dims) {
 }
 
 // Creates PATH.tmp (every process of the run at once when `collective`), lets `fill(writer, dxpl,
-// rank)` write into it, flushes and closes it, and renames it to PATH (rank 0).
+// rank)` write into it, flushes and closes it, and renames it to PATH (rank 0). `durable` (a
+// checkpoint, as AtomicFile's): every process fsyncs the file before the rename, so that the new
+// content survives a power loss, not only a crash: the rename could reach the disk before the
+// data and leave a torn file where the last good checkpoint was. Every process syncs its own
+// node's pages (on several nodes one fsync would not reach the others'), and all learn together
+// whether each did, so that a failure is every rank's error, not one rank's exception while the
+// others wait.
 template <class F>
-void write_h5(const std::string& path, bool collective, const F& fill) {
+void write_h5(const std::string& path, bool collective, bool durable, const F& fill) {
     quiet();
     if (collective && !hdf5_parallel())
         throw UsageError("cannot write '" + path + "' from several processes: " + hdf5_missing() +
@@ -273,6 +283,26 @@ void write_h5(const std::string& path, bool collective, const F& fill) {
         STRATA_H5(H5Fflush(file, H5F_SCOPE_GLOBAL));
         STRATA_H5(file.close());
     }
+    if (durable) {
+        int error = 0;  // this process's errno, or 0
+        const int fd = ::open(tmp.c_str(), O_RDONLY);
+        if (fd < 0 || ::fsync(fd) != 0) error = errno;
+        if (fd >= 0) ::close(fd);
+        int worst = error;
+#ifdef H5_HAVE_PARALLEL
+        if (collective) {
+            const int code = MPI_Allreduce(&error, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            if (code != MPI_SUCCESS)
+                throw Error("MPI_Allreduce failed (" + std::to_string(code) + ") at " + __FILE__ + ":" +
+                            std::to_string(__LINE__) + " after writing '" + tmp + "'");
+        }
+#endif
+        if (worst != 0) {
+            if (rank == 0) std::remove(tmp.c_str());
+            throw Error("cannot sync '" + tmp + "' to the disk: " + std::strerror(worst) +
+                        (error == 0 ? " (on another rank)" : "") + "; '" + path + "' is left as it was");
+        }
+    }
     if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0)
         throw Error("cannot rename '" + tmp + "' to '" + path + "'");
 }
@@ -289,7 +319,7 @@ void write_checkpoint_h5(const std::string& path, const CheckpointHeader& h, con
         if (values->size() != box.cells())
             throw Error("checkpoint field '" + name + "' holds " + std::to_string(values->size()) +
                         " values for a box of " + std::to_string(box.cells()) + " cells");
-    write_h5(path, collective, [&](Writer& w, hid_t dxpl, int rank) {
+    write_h5(path, collective, true, [&](Writer& w, hid_t dxpl, int rank) {
         const hid_t file = w.file;
         w.attribute(file, "format", H5T_NATIVE_INT, kFormat);
         w.attribute(file, "model", h.model);
@@ -323,7 +353,8 @@ void write_frame_h5(const std::string& path, const VtiGrid& grid, int dims, cons
     if (values.size() != box.cells())
         throw Error("frame '" + path + "': " + std::to_string(values.size()) + " values for a box of " +
                     std::to_string(box.cells()) + " cells");
-    write_h5(path, collective, [&](Writer& w, hid_t dxpl, int) {
+    // (A frame need not outlive a power loss: atomic is enough, as for the .vti frames.)
+    write_h5(path, collective, false, [&](Writer& w, hid_t dxpl, int) {
         w.attribute(w.file, "step", H5T_NATIVE_INT64, step);
         w.attribute(w.file, "t", H5T_NATIVE_DOUBLE, t);
         w.dataset(w.file, grid.name, slowest_first({grid.nx, grid.ny, grid.nz}, dims),
