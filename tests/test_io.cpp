@@ -734,8 +734,8 @@ TEST(Restart, ApfTimeScheduleEndsAtTheSameIteration) {
 // time they took; none, no such line.
 TEST(Checkpoint, ReportGivesTheWritesBytesAndTime) {
     TempDir dir;
-    ASSERT_EQ(cli({"run", "heat2d", "-n", "40", "--steps", "12", "--checkpoint", dir / "h.ck", "--checkpoint-every",
-                   "5", "--json", dir / "r.json"})
+    ASSERT_EQ(cli({"run", "heat2d", "-n", "40", "--steps", "12", "--checkpoint", dir / "h.ck",
+                   "--checkpoint-every", "5", "--json", dir / "r.json"})
                   .code,
               0);
     const auto r = read_json(dir / "r.json");

@@ -1,13 +1,13 @@
 #include "strata/io/h5.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "atomic_file.hpp"
 #include "strata/core/error.hpp"
