@@ -152,11 +152,15 @@ constexpr bool stream_fits() {
 // planes 277 / 166, 18 / 36) and 64 in 2D (the 9-point box at 8192^2, 8 rows: 88% / 96% of copy).
 inline constexpr int kCachedWindowWords = 128;
 template <class Model>
+constexpr long cached_hood_words(int planes, long value_bytes) {  // the neighbourhood values alone
+    constexpr long R = Model::radius;
+    return hoods<Model>() * (planes + 2 * R) * (2 * R + 1) * value_bytes / 4;
+}
+template <class Model>
 constexpr long cached_window_words(int planes, long value_bytes) {
     using Point = typename Model::Point;
-    constexpr long R = Model::radius,
-                   point = __is_empty(Point) ? 0 : long(sizeof(Point) / sizeof(typename Model::value_type));
-    return (hoods<Model>() * (planes + 2 * R) * (2 * R + 1) + planes * point) * value_bytes / 4;
+    constexpr long point = __is_empty(Point) ? 0 : long(sizeof(Point) / sizeof(typename Model::value_type));
+    return cached_hood_words<Model>(planes, value_bytes) + planes * point * value_bytes / 4;
 }
 template <class Model, class T>
 constexpr int cached_planes() {
@@ -165,15 +169,9 @@ constexpr int cached_planes() {
         if (cached_window_words<Model>(planes, sizeof(T) < 4 ? 4 : sizeof(T)) <= budget) return planes;
     return 1;
 }
-// One plane's window of neighbourhood values alone, in fp64.
-template <class Model>
-constexpr long cached_fit_words() {
-    constexpr long side = 2 * Model::radius + 1;
-    return hoods<Model>() * side * side * long(sizeof(double)) / 4;
-}
 template <class Model>
 constexpr bool cached_fits() {
-    return cached_fit_words<Model>() <= kCachedWindowWords;
+    return cached_hood_words<Model>(1, sizeof(double)) <= kCachedWindowWords;
 }
 
 // Whether a temporal strategy fits the model: its tiles hold at most two neighbourhood fields on

@@ -528,11 +528,11 @@ __global__ void __launch_bounds__(BX* BY)
 // store nothing.
 // The pointwise values are loaded before the first store: a load after a store may not be moved
 // above it (the compiler cannot tell the buffers apart), and read where the update takes them each
-// plane (row) waited a whole memory latency. On an H100 (docs/runs/129): the 2D two-field file with
+// plane (row) waited a whole memory latency. On an H100 (docs/runs/131): the 2D two-field file with
 // a coefficient map at 8192^2, 93.5 -> 127.1 GCells/s in fp32 (62% -> 85% of copy) and 43.1 -> 70.8
 // in fp64; 3D Aliev-Panfilov 134 -> 140 (fp32) and 122 -> 155 (bf16); files without pointwise
 // fields unchanged. The other rows of 3D stay where the update reads them: loaded a plane ahead
-// too, their registers cost more than the latency they hid (3D Gray-Scott 148 -> 131).
+// too, their registers cost more than the latency they hid (3D Gray-Scott 148 -> 131, run 130).
 template <class Model, int BY, int ZC, bool Interior>
 __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typename Model::Fields& f,
                                                    const DevGrid& g, int x, int y, int s0, int s_end) {
