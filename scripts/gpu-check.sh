@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, bricks, bricks-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -18,7 +18,8 @@ ctest() { command ctest --timeout 300 "$@"; }
 # Few files come back from the device: one log, one test log, one benchmark text, one JSON folder.
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/log.txt"
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release >> "$out/log.txt" 2>&1 || { tail -30 "$out/log.txt"; exit 1; }
-cmake --build $build -j 16 >> "$out/log.txt" 2>&1 || { tail -50 "$out/log.txt"; exit 1; }
+# BUILD_TARGETS: only those (e.g. strata, for the modes that run no test binary)
+cmake --build $build -j 16 ${BUILD_TARGETS:+--target $BUILD_TARGETS} >> "$out/log.txt" 2>&1 || { tail -50 "$out/log.txt"; exit 1; }
 
 if want tests; then
   ctest --test-dir $build -L gpu --output-on-failure -j 4 > "$out/tests.txt" 2>&1 || true
@@ -283,25 +284,38 @@ if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same st
   scale "strong heat2d 20480^2 fp32, 5000 steps" heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal
   [ -d .peers/mgpm ] && bash .peers/mgpm-jacobi.sh 2>&1 | tee -a "$out/bench.txt"
 fi
+if want bricks || want bricks-socket; then  # #42 on nvidia-h100-x4 / -x2: grids cut across (pencils, bricks) overlapped in runs of planes, the NCCL suite bitwise against one process (bricks-socket: over NCCL's socket transport, as GPUs on different nodes)
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  if want bricks; then
+    HALOS=nccl bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda-nccl.txt" 2>&1 || true
+    grep -E "FAIL|passed" "$out/mpi-cuda-nccl.txt" | head -40
+  fi
+  if want bricks-socket; then
+    NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo HALOS=nccl \
+      bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda-nccl-socket.txt" 2>&1 || true
+    grep -E "FAIL|passed" "$out/mpi-cuda-nccl-socket.txt" | head -40
+  fi
+fi
 if want scaling4; then  # #24 on nvidia-h200-x4 / -x8 (or h100): 1, 2, 4 and, on a machine of 8, 8 GPUs, weak and strong, slabs against pencils or bricks
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   echo "\$ strata-peer" | tee -a "$out/bench.txt"
   $build/strata-peer | tee -a "$out/bench.txt" || true
   # Runs of 1-2 s each (the 2-GPU mode's steps), so that what a run pays once weighs little.
+  # SKIP_TWO=1: the rows of 1 and 4 GPUs alone.
   h="weak heat3d 7pt fp32 (512^3 per GPU)"
   on 1 "$h" heat3d -n 512 --steps 8000 --precision fp32
-  on 2 "$h" heat3d -n 512 --nz 1024 --steps 8000 --precision fp32 --decomp 1x1x2
+  [ -n "${SKIP_TWO:-}" ] || on 2 "$h" heat3d -n 512 --nz 1024 --steps 8000 --precision fp32 --decomp 1x1x2
   on 4 "$h" heat3d -n 512 --nz 2048 --steps 8000 --precision fp32 --decomp 1x1x4
   on 4 "$h" heat3d -n 1024 --nz 512 --steps 8000 --precision fp32 --decomp 2x2x1
   w="weak wave3d fp32 (512^3 per GPU)"
   on 1 "$w" wave3d -n 512 --steps 1500 --precision fp32
-  on 2 "$w" wave3d --nx 512 --ny 512 --nz 1024 --steps 1500 --precision fp32 --decomp 1x1x2
+  [ -n "${SKIP_TWO:-}" ] || on 2 "$w" wave3d --nx 512 --ny 512 --nz 1024 --steps 1500 --precision fp32 --decomp 1x1x2
   on 4 "$w" wave3d --nx 512 --ny 512 --nz 2048 --steps 1500 --precision fp32 --decomp 1x1x4
   on 4 "$w" wave3d --nx 1024 --ny 1024 --nz 512 --steps 1500 --precision fp32 --decomp 2x2x1
   s="strong wave3d fp32 (1024^3)"
   on 1 "$s" wave3d -n 1024 --steps 200 --precision fp32
-  on 2 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x2
+  [ -n "${SKIP_TWO:-}" ] || on 2 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x2
   on 4 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x4
   on 4 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 2x2x1
   a="weak apf fp32 temporal (16384^2 per GPU)"

@@ -11,6 +11,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 # NVLink multicast stays off on every machine of several GPUs (it can take the host's GPUs out of service).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 nvls=(-x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS)  # every mpirun passes them on
+# NCCL kept off NVLink and shared memory (../shared/peers/as-another-node.sh: its socket transport,
+# the code paths of GPUs on different nodes) where the caller set it: the ranks get it too.
+for v in NCCL_P2P_DISABLE NCCL_SHM_DISABLE NCCL_NET NCCL_SOCKET_IFNAME; do
+  [ -n "${!v:-}" ] && nvls+=(-x "$v")
+done
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 ranks() { echo $(( $(echo "$1" | tr x '*') )); }  # 2x3 -> 6

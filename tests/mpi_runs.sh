@@ -138,6 +138,17 @@ PY
       break
     fi
   done
+  # A checkpoint whose rename fails on rank 0 alone (its name is a folder): every rank ends with
+  # the error, within the timeout, and no temporary file is left.
+  mkdir -p "$work/taken.h5/x"
+  timeout 60 mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --checkpoint "$work/taken.h5" --out "$work/t" --quiet > "$work/taken.txt" 2>&1
+  rc=$?
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$(grep -c "cannot rename.*Is a directory" "$work/taken.txt")" -ge 1 ] \
+     && [ ! -e "$work/taken.h5.tmp" ]; then
+    echo "ok   a failed rename on rank 0: $(grep -m1 error "$work/taken.txt")"
+  else
+    fail "a failed rename on rank 0: exit $rc, $(grep -m1 error "$work/taken.txt"), temporary file $(ls "$work/taken.h5.tmp" 2>&1)"
+  fi
 else
   echo "skip HDF5 checkpoints: $("$strata" info | grep HDF5)"
 fi

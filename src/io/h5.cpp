@@ -303,8 +303,23 @@ void write_h5(const std::string& path, bool collective, bool durable, const F& f
                         (error == 0 ? " (on another rank)" : "") + "; '" + path + "' is left as it was");
         }
     }
-    if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0)
-        throw Error("cannot rename '" + tmp + "' to '" + path + "'");
+    // Rank 0 renames; every rank learns its errno, so that a failed rename is every rank's error
+    // (the others would go on to the next step and wait there for a rank that has stopped).
+    int renamed = 0;
+    if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) renamed = errno;
+#ifdef H5_HAVE_PARALLEL
+    if (collective) {
+        const int code = MPI_Bcast(&renamed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (code != MPI_SUCCESS)
+            throw Error("MPI_Bcast failed (" + std::to_string(code) + ") at " + __FILE__ + ":" +
+                        std::to_string(__LINE__) + " after writing '" + tmp + "'");
+    }
+#endif
+    if (renamed != 0) {
+        if (rank == 0) std::remove(tmp.c_str());
+        throw Error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(renamed) +
+                    (rank == 0 ? "" : " (on rank 0)"));
+    }
 }
 
 }  // namespace
