@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, bricks, bricks-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -284,17 +284,11 @@ if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same st
   scale "strong heat2d 20480^2 fp32, 5000 steps" heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal
   [ -d .peers/mgpm ] && bash .peers/mgpm-jacobi.sh 2>&1 | tee -a "$out/bench.txt"
 fi
-if want bricks || want bricks-socket; then  # #42 on nvidia-h100-x4 / -x2: grids cut across (pencils, bricks) overlapped in runs of planes, the NCCL suite bitwise against one process (bricks-socket: over NCCL's socket transport, as GPUs on different nodes)
+if want nccl-socket; then  # #42 on nvidia-h100-x2 / -x4: the NCCL suite bitwise against one process over NCCL's socket transport (../shared/peers/as-another-node.sh: the code paths of GPUs on different nodes)
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-  if want bricks; then
-    HALOS=nccl bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda-nccl.txt" 2>&1 || true
-    grep -E "FAIL|passed" "$out/mpi-cuda-nccl.txt" | head -40
-  fi
-  if want bricks-socket; then
-    NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo HALOS=nccl \
-      bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda-nccl-socket.txt" 2>&1 || true
-    grep -E "FAIL|passed" "$out/mpi-cuda-nccl-socket.txt" | head -40
-  fi
+  NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo HALOS=nccl \
+    bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda-nccl-socket.txt" 2>&1 || true
+  grep -E "FAIL|passed" "$out/mpi-cuda-nccl-socket.txt" | head -40
 fi
 if want scaling4; then  # #24 on nvidia-h200-x4 / -x8 (or h100): 1, 2, 4 and, on a machine of 8, 8 GPUs, weak and strong, slabs against pencils or bricks
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

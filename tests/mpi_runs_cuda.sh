@@ -50,8 +50,8 @@ done
 case_ graphs 1x2 multi4 apf -n 300 -i 150 --precision fp32
 case_ graphs 1x1x2 cached heat3d -n 67 --steps 150 --precision fp32
 case_ graphs 2x1x1 temporal heat3d -n 67 --steps 290 --precision fp64 --depth 4
-# Grids cut across (over NCCL: updated in runs of planes or rows, each run's faces sent as soon as
-# it is written), with graphs: the slabs along the slowest axis too (2x2), sources and receivers.
+# Grids cut across another axis than the slowest (over NCCL, packed, the halos before each pass) in
+# graphs: with the slowest axis cut too (2x2), and with sources and receivers (1x2x1).
 case_ graphs 2x2 multi4 apf -n 300 -i 150 --precision fp32
 case_ graphs 1x2x1 async wave3d --nx 72 --ny 64 --nz 80 --steps 150 --source 0.5,0.5,0.5 \
   --receiver-line 0.1,0.1,0.1,0.85,0.85,0.85,9 --precision fp32
