@@ -743,6 +743,15 @@ TEST(Checkpoint, ReportGivesTheWritesBytesAndTime) {
     EXPECT_DOUBLE_EQ(r["checkpoint_gb"].get<double>(), 3 * double(fs::file_size(dir / "h.ck")) / 1e9);
     EXPECT_GT(r["checkpoint_write_s"].get<double>(), 0);
     EXPECT_GT(r["checkpoint_gb_per_s"].get<double>(), 0);
+    // What they cost in memory: this process's peak resident set before the first and after the
+    // last, and the field values it wrote (heat2d's u, 40^2 doubles).
+    ASSERT_EQ(r["checkpoint_field_mb_per_rank"].size(), 1u);
+    EXPECT_DOUBLE_EQ(r["checkpoint_field_mb_per_rank"][0].get<double>(), 40 * 40 * 8 / 1e6);
+    const double before = r["checkpoint_vmhwm_before_mb"].get<double>(),
+                 after = r["checkpoint_vmhwm_after_mb"].get<double>();
+    EXPECT_GT(before, 1);  // (a process of this size holds more than a megabyte)
+    EXPECT_GE(after, before);
+    EXPECT_NEAR(r["checkpoint_memory_growth_mb"].get<double>(), after - before, 1e-6);
     ASSERT_EQ(cli({"run", "heat2d", "-n", "40", "--steps", "2", "--json", dir / "none.json"}).code, 0);
     EXPECT_FALSE(read_json(dir / "none.json").contains("checkpoints_written"));
 }

@@ -7,12 +7,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "ranks/decomposed.hpp"
 #include "ranks/mpi.hpp"
@@ -20,6 +22,7 @@
 #include "run_io.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/interrupt.hpp"
+#include "strata/core/memory.hpp"
 #include "strata/engine.hpp"
 #include "strata/report.hpp"
 #include "tune/tune_command.hpp"
@@ -102,6 +105,45 @@ void report_fp16_range(Report& r, TypedEngine<T>& engine, const ModelInfo& model
     }
 }
 
+// What the checkpoints added to each process's peak resident set (VmHWM before the first, after
+// the last), against the field values it wrote: an HDF5 checkpoint over ranks should add a rank's
+// own part and a buffer, no more (docs/performance-notes.md). The line gives the rank that grew
+// most; the JSON every rank's figures, in rank order. Collective: every rank calls it.
+void report_checkpoint_memory(Report& r, std::int64_t before, std::int64_t after, std::uintmax_t part) {
+    const double mine[3] = {double(before), double(after), double(part)};
+    const std::vector<unsigned char> all = dist::allgather(mine, sizeof mine);
+    const std::size_t n = all.size() / sizeof mine;
+    std::vector<double> b(n), a(n), p(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        double v[3];
+        std::memcpy(v, all.data() + i * sizeof mine, sizeof mine);
+        b[i] = v[0], a[i] = v[1], p[i] = v[2];
+    }
+    if (std::any_of(b.begin(), b.end(), [](double v) { return v < 0; })) return;  // no VmHWM here
+    std::size_t worst = 0;
+    for (std::size_t i = 1; i < n; ++i)
+        if (a[i] - b[i] > a[worst] - b[worst]) worst = i;
+    const double grew = a[worst] - b[worst];
+    char parts[96] = "";
+    if (p[worst] > 0)
+        std::snprintf(parts, sizeof parts, ", %.2f times the %s of field values it wrote", grew / p[worst],
+                      format_bytes(p[worst]).c_str());
+    const std::string who = n > 1 ? "rank " + std::to_string(worst) + ", which grew most" : "this process";
+    r.line("Checkpoint memory (MB)      : +%.4g   (the peak resident set, VmHWM, of " + who +
+               ": %.4g MB before the first checkpoint, %.4g after the last" + parts + ")",
+           {{"checkpoint_memory_growth_mb", grew / 1e6},
+            {"checkpoint_vmhwm_before_mb", b[worst] / 1e6},
+            {"checkpoint_vmhwm_after_mb", a[worst] / 1e6}});
+    auto mb = [](const std::vector<double>& v) {
+        nlohmann::json j = nlohmann::json::array();
+        for (double x : v) j.push_back(x / 1e6);
+        return j;
+    };
+    r.value("checkpoint_vmhwm_before_mb_per_rank", mb(b));
+    r.value("checkpoint_vmhwm_after_mb_per_rank", mb(a));
+    r.value("checkpoint_field_mb_per_rank", mb(p));
+}
+
 template <class T>
 nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostream& out) {
     const ModelInfo& model = problem.model();
@@ -169,19 +211,26 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     double checkpoint_s = 0;
     std::uintmax_t checkpoint_bytes = 0;
     int checkpoints_written = 0;
+    // What the checkpoints cost in memory: this process's peak resident set (VmHWM) before the
+    // first and after the last, and the bytes of field values it wrote (its part of the state;
+    // strata's own format: rank 0 the whole state, the others none).
+    std::int64_t hwm_before = -1, hwm_after = -1;
+    std::uintmax_t part_bytes = 0;
     auto checkpoint = [&](std::int64_t) {
         const auto start = std::chrono::steady_clock::now();
+        if (checkpoints_written == 0) hwm_before = peak_resident_bytes();
         ++checkpoints_written;
         // Strata's own format: the state gathered from every rank, then written by rank 0. HDF5:
         // every rank writes its own part (app::write_state).
         if (!root && !app::is_h5_path(io.checkpoint_path)) {
             (void)engine->state();
         } else {
-            app::write_state(io.checkpoint_path, problem, *engine);
+            part_bytes = std::max(part_bytes, app::write_state(io.checkpoint_path, problem, *engine));
             if (checkpoints.empty()) checkpoints.push_back(io.checkpoint_path);
             if (root) checkpoint_bytes += std::filesystem::file_size(io.checkpoint_path);
         }
         checkpoint_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        hwm_after = peak_resident_bytes();
     };
     std::vector<app::Periodic> hooks;
     for (const ModelHook& h : problem.hooks())
@@ -260,6 +309,7 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
                 {"checkpoint_gb", double(checkpoint_bytes) / 1e9},
                 {"checkpoint_write_s", checkpoint_s},
                 {"checkpoint_gb_per_s", double(checkpoint_bytes) / 1e9 / std::max(checkpoint_s, 1e-12)}});
+        report_checkpoint_memory(r, hwm_before, hwm_after, part_bytes);
     }
     app::report_kernel(r, k, k.min_bytes_per_cell);
     app::report_roofline(r, o.backend == Backend::cuda, tp.effective_gbs);

@@ -238,37 +238,40 @@ void check_checkpoint_path(const std::string& path, int ranks) {
 }
 
 template <class T>
-void write_state(const std::string& path, const Problem& problem, TypedEngine<T>& engine) {
+std::uintmax_t write_state(const std::string& path, const Problem& problem, TypedEngine<T>& engine) {
     const Extent e = problem.extent();
+    std::uintmax_t bytes = 0;
     if (is_h5_path(path)) {  // every rank writes its own part at once
         const PartState<T> s = engine.part_state();
         const io::CheckpointHeader h{
             problem.model().name,          precision_of<T>(),    e.nx, e.ny, e.nz, e.ghost, e.dims, s.step,
             double(s.step) * problem.dt(), problem.fingerprint()};
         std::vector<std::pair<std::string, const std::vector<T>*>> fields, arrays;
-        for (const auto& [name, f] : s.fields) fields.emplace_back(name, &f);
+        for (const auto& [name, f] : s.fields) fields.emplace_back(name, &f), bytes += f.size() * sizeof(T);
         for (const auto& [name, a] : s.arrays) arrays.emplace_back(name, &a);
         io::write_checkpoint_h5<T>(path, h, io::Box{s.lo, s.n}, fields, arrays, process_count() > 1);
-        return;
+        return bytes;
     }
     const State<T> s = engine.state();
     const io::CheckpointHeader h{problem.model().name, precision_of<T>(), e.nx, e.ny, e.nz, e.ghost, e.dims, s.step,
                                  double(s.step) * problem.dt(), problem.fingerprint()};
     std::vector<std::pair<std::string, const HostField<T>*>> fields;
-    for (const auto& [name, f] : s.fields) fields.emplace_back(name, &f);
+    for (const auto& [name, f] : s.fields)
+        fields.emplace_back(name, &f), bytes += std::uintmax_t(e.cells()) * sizeof(T);
     std::vector<std::pair<std::string, const std::vector<T>*>> arrays;
     for (const auto& [name, a] : s.arrays) arrays.emplace_back(name, &a);
     io::write_checkpoint<T>(path, h, fields, arrays);
+    return bytes;
 }
 
 template State<float> checkpoint_state<float>(const io::Checkpoint&, const ModelInfo&, const std::string&);
 template State<f16> checkpoint_state<f16>(const io::Checkpoint&, const ModelInfo&, const std::string&);
 template State<bf16> checkpoint_state<bf16>(const io::Checkpoint&, const ModelInfo&, const std::string&);
 template State<double> checkpoint_state<double>(const io::Checkpoint&, const ModelInfo&, const std::string&);
-template void write_state<float>(const std::string&, const Problem&, TypedEngine<float>&);
-template void write_state<f16>(const std::string&, const Problem&, TypedEngine<f16>&);
-template void write_state<bf16>(const std::string&, const Problem&, TypedEngine<bf16>&);
-template void write_state<double>(const std::string&, const Problem&, TypedEngine<double>&);
+template std::uintmax_t write_state<float>(const std::string&, const Problem&, TypedEngine<float>&);
+template std::uintmax_t write_state<f16>(const std::string&, const Problem&, TypedEngine<f16>&);
+template std::uintmax_t write_state<bf16>(const std::string&, const Problem&, TypedEngine<bf16>&);
+template std::uintmax_t write_state<double>(const std::string&, const Problem&, TypedEngine<double>&);
 
 void require_same_param(const io::Checkpoint& c, const std::string& path, const std::string& name,
                         double run_value) {

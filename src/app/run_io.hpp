@@ -36,6 +36,11 @@ public:
     std::int64_t chunk() const { return chunk_; }
     void update(std::int64_t step);
     void clear();  // erases the line before the report
+    // An error that ends the run (its line on stderr) then starts on a line of its own, not after
+    // the progress line the terminal shows.
+    ~Progress() { clear(); }
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -211,8 +216,9 @@ bool is_h5_path(const std::string& path);
 void check_checkpoint_path(const std::string& path, int ranks);
 // Writes the engine's state to a checkpoint (to PATH.tmp, renamed): strata's own format, gathered
 // to rank 0, or for a name is_h5_path() takes, HDF5 with every rank writing its own part at once.
+// Returns the bytes of field values this process wrote (its part, or the whole state).
 template <class T>
-void write_state(const std::string& path, const Problem& problem, TypedEngine<T>& engine);
+std::uintmax_t write_state(const std::string& path, const Problem& problem, TypedEngine<T>& engine);
 
 // The JSON keys every run adds: snapshots, snapshot_wait_s (Snapshots::waited_s), checkpoints, restart.
 void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots, double snapshot_wait_s,

@@ -43,6 +43,18 @@ std::int64_t available_host_bytes() {
     return available;
 }
 
+std::int64_t peak_resident_bytes() {
+    std::ifstream status("/proc/self/status");
+    for (std::string key; status >> key;) {
+        if (key == "VmHWM:") {
+            std::int64_t kib = -1;
+            return status >> kib ? kib * 1024 : -1;
+        }
+        status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    return -1;
+}
+
 std::string format_bytes(double bytes) {
     static const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
     int u = 0;

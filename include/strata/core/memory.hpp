@@ -20,6 +20,10 @@ void require_host_memory(std::int64_t bytes, const std::string& what,
 std::string memory_refusal(const std::string& what, std::int64_t bytes, std::int64_t available,
                            const std::string& where, const std::string& hint);
 
+// This process's peak resident set so far (Linux's VmHWM, /proc/self/status), in bytes; -1 where
+// the system does not say.
+std::int64_t peak_resident_bytes();
+
 // "1.5 GB", "512 MB", "16 KB" (powers of 1000, as free(1) -h and nvidia-smi's GB do not agree
 // anyway; three significant digits).
 std::string format_bytes(double bytes);
