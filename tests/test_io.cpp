@@ -554,6 +554,30 @@ TEST(Checkpoint, ReadsVersion1Files) {
     EXPECT_TRUE(c.arrays.empty());
 }
 
+// Version 3's checksum takes its bytes in pieces of any size (a field's rows), and is FNV-1a's
+// step on each 64-bit word, then on each of the last bytes: not the byte-by-byte sum of version 2.
+TEST(Checkpoint, WordChecksumIsTheSameInPiecesOfAnySize) {
+    std::string bytes(1003, '\0');
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = char(i * 37 + 11);
+    io::WordChecksum whole;
+    whole.add(bytes.data(), bytes.size());
+    for (std::size_t piece : {1, 3, 7, 8, 9, 13, 1002}) {
+        io::WordChecksum s;
+        for (std::size_t at = 0; at < bytes.size(); at += piece)
+            s.add(bytes.data() + at, std::min(piece, bytes.size() - at));
+        EXPECT_EQ(s.value(), whole.value()) << "pieces of " << piece;
+    }
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (std::size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, bytes.data() + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    EXPECT_EQ(whole.value(), io::fnv1a64(bytes.data() + 1000, 3, h));
+    EXPECT_NE(whole.value(), io::fnv1a64(bytes.data(), bytes.size()));
+    EXPECT_EQ(io::kCheckpointVersion, 3u);
+}
+
 class CheckpointCorruption : public ::testing::Test {
 protected:
     void SetUp() override {

@@ -1,5 +1,6 @@
 #include "strata/io/checkpoint.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -70,6 +71,31 @@ std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t hash) {
     return hash;
 }
 
+namespace {
+constexpr std::uint64_t kFnvPrime = 0x100000001b3ull;
+std::uint64_t word_at(const unsigned char* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);  // (little-endian on every machine strata builds for)
+    return w;
+}
+}  // namespace
+
+void WordChecksum::add(const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    if (npending_ > 0) {  // a word begun by the last piece
+        const std::size_t n = std::min(sizeof pending_ - npending_, bytes);
+        std::memcpy(pending_ + npending_, p, n);
+        npending_ += n, p += n, bytes -= n;
+        if (npending_ < sizeof pending_) return;
+        hash_ = (hash_ ^ word_at(pending_)) * kFnvPrime, npending_ = 0;
+    }
+    for (; bytes >= 8; p += 8, bytes -= 8) hash_ = (hash_ ^ word_at(p)) * kFnvPrime;
+    std::memcpy(pending_, p, bytes);
+    npending_ += bytes;
+}
+
+std::uint64_t WordChecksum::value() const { return fnv1a64(pending_, npending_, hash_); }
+
 // A 2D field has one plane; ghost layers wider than kMaxGhost are no stencil's (and would make the
 // fields built from the header, interior plus ghosts, far larger than the file).
 bool CheckpointHeader::plausible() const {
@@ -138,7 +164,8 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
     }
     AtomicFile out(path);
     out.write(w.bytes);
-    std::uint64_t hash = fnv1a64(w.bytes.data(), w.bytes.size());
+    WordChecksum sum;
+    sum.add(w.bytes.data(), w.bytes.size());
     const Extent e = h.extent();
     for (const auto& [name, f] : fields) {
         if (f->extent.nx != e.nx || f->extent.ny != e.ny || f->extent.nz != e.nz)
@@ -147,13 +174,14 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
             for (int j = 0; j < e.ny; ++j) {
                 const T* row = &f->at(0, j, k);
                 out.write(row, std::size_t(e.nx) * sizeof(T));
-                hash = fnv1a64(row, std::size_t(e.nx) * sizeof(T), hash);
+                sum.add(row, std::size_t(e.nx) * sizeof(T));
             }
     }
     for (const auto& a : arrays) {
         out.write(a.second->data(), a.second->size() * sizeof(T));
-        hash = fnv1a64(a.second->data(), a.second->size() * sizeof(T), hash);
+        sum.add(a.second->data(), a.second->size() * sizeof(T));
     }
+    const std::uint64_t hash = sum.value();
     out.write(&hash, sizeof hash);
     out.commit();
 }
@@ -225,8 +253,15 @@ Checkpoint read_checkpoint(const std::string& path) {
         throw UsageError("checkpoint '" + path + "' has trailing bytes: it is corrupted");
     std::uint64_t stored;
     std::memcpy(&stored, bytes.data() + expected - sizeof stored, sizeof stored);
-    if (fnv1a64(bytes.data(), expected - sizeof stored) != stored)
-        throw UsageError("checkpoint '" + path + "' is corrupted (checksum mismatch)");
+    std::uint64_t computed = 0;
+    if (version >= 3) {
+        WordChecksum sum;
+        sum.add(bytes.data(), expected - sizeof stored);
+        computed = sum.value();
+    } else {
+        computed = fnv1a64(bytes.data(), expected - sizeof stored);
+    }
+    if (computed != stored) throw UsageError("checkpoint '" + path + "' is corrupted (checksum mismatch)");
     const char* p = bytes.data() + r.at;
     for (std::uint32_t i = 0; i < nfields; ++i, p += field_bytes)
         c.interiors.emplace_back(p, p + field_bytes);
