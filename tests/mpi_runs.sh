@@ -108,8 +108,10 @@ if "$strata" info | grep -q "HDF5 *: yes, parallel"; then
   # Snapshot frames in HDF5 (--snapshot-format h5): each frame one file that the ranks of 2x2 write
   # at once, and the XDMF series beside them, the same files as one process writes.
   "$strata" run apf -n 100 -i 60 --every 20 --snapshot-format h5 --out "$work/f1" --quiet > /dev/null 2>&1
-  mpirun -np 4 "$strata" run apf -n 100 -i 60 -x 2 -y 2 --every 20 --snapshot-format h5 --out "$work/f4" --quiet > "$work/f4.txt" 2>&1 \
+  mpirun -np 4 "$strata" run apf -n 100 -i 60 -x 2 -y 2 --every 20 --snapshot-format h5 --out "$work/f4" --quiet \
+      --json "$work/f4.json" > "$work/f4.txt" 2>&1 \
     && cmp -s "$work/f1/apf.xmf" "$work/f4/apf.xmf" && [ "$(ls "$work/f4"/apf_*.h5 | wc -l)" -eq 3 ] \
+    && python3 -c "import json, sys; r = json.load(open(sys.argv[1])); assert r['h5_frames_written'] == 3 and len(r['h5_frame_field_mb_per_rank']) == 4, r" "$work/f4.json" \
     && echo "ok   HDF5 frames over 2x2 ranks and their XDMF series" || fail "HDF5 frames over 2x2 ranks: $(grep -m1 error "$work/f4.txt")"
   for py in python3 /usr/bin/python3; do
     if "$py" -c "import h5py" 2>/dev/null; then

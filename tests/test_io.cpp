@@ -167,8 +167,19 @@ TEST(Snapshots, Hdf5FramesHoldTheFieldAndAnXdmfSeriesListsThem) {
     EXPECT_LT(two, four);
     EXPECT_NE(xmf.find("TopologyType=\"3DCoRectMesh\" Dimensions=\"20 20 20\""), std::string::npos) << xmf;
     EXPECT_NE(xmf.find("Precision=\"8\""), std::string::npos) << xmf;
-    const auto files = read_json(dir / "r.json")["snapshots"];
+    const auto report = read_json(dir / "r.json");
+    const auto files = report["snapshots"];
     EXPECT_EQ(files.back(), dir / "h/heat3d.xmf");
+    // The report's rate and memory for them, as for checkpoints: every frame's bytes, 20^3 doubles.
+    std::uintmax_t frame_bytes = 0;
+    int frames = 0;
+    for (const auto& f : fs::directory_iterator(dir / "h"))
+        if (f.path().extension() == ".h5") frame_bytes += fs::file_size(f.path()), ++frames;
+    EXPECT_EQ(report["h5_frames_written"].get<int>(), frames);
+    EXPECT_DOUBLE_EQ(report["h5_frame_gb"].get<double>(), double(frame_bytes) / 1e9);
+    EXPECT_DOUBLE_EQ(report["h5_frame_field_mb_per_rank"][0].get<double>(), 20 * 20 * 20 * 8 / 1e6);
+    EXPECT_GE(report["h5_frame_vmhwm_after_mb"].get<double>(),
+              report["h5_frame_vmhwm_before_mb"].get<double>());
     // The frame's bytes: the field's values as the .vti of the same frame holds them, in HDF5's
     // layout (the raw dataset is stored whole: its last 8000 doubles are the file's values).
     const std::vector<double> vti = io::read_vti(dir / "v/heat3d_000004.vti").values;

@@ -105,12 +105,46 @@ void report_fp16_range(Report& r, TypedEngine<T>& engine, const ModelInfo& model
     }
 }
 
-// What the checkpoints added to each process's peak resident set (VmHWM before the first, after
-// the last), against the field values it wrote: an HDF5 checkpoint over ranks should add a rank's
-// own part and a buffer, no more (docs/performance-notes.md). The line gives the rank that grew
-// most; the JSON every rank's figures, in rank order. Collective: every rank calls it.
-void report_checkpoint_memory(Report& r, std::int64_t before, std::int64_t after, std::uintmax_t part) {
-    const double mine[3] = {double(before), double(after), double(part)};
+// What the files of one kind a run writes (checkpoints, HDF5 frames) cost: how many, their bytes
+// on the disk (rank 0 counts them), this rank's time writing them, and what they added to this
+// process's peak resident set (VmHWM before the first, after the last) against the field values
+// it wrote. Over ranks each writes its own part of an HDF5 file: it should add that part and a
+// buffer, no more (docs/performance-notes.md).
+struct WriteCost {
+    int written = 0;
+    double seconds = 0;
+    std::uintmax_t file_bytes = 0, field_bytes = 0;
+    std::int64_t hwm_before = -1, hwm_after = -1;
+    // `write()` writes one file and returns the bytes of field values this process handed it.
+    template <class F>
+    void time(F&& write) {
+        if (written++ == 0) hwm_before = peak_resident_bytes();
+        const auto start = std::chrono::steady_clock::now();
+        field_bytes = std::max(field_bytes, std::uintmax_t(write()));
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        hwm_after = peak_resident_bytes();
+    }
+};
+
+// The report's two lines for one kind of file (`label`: "Checkpoints written", ...; `key`: the
+// JSON keys' stem, "checkpoint": checkpoints_written, checkpoint_gb, checkpoint_write_s,
+// checkpoint_gb_per_s, checkpoint_memory_growth_mb, checkpoint_vmhwm_before_mb and _after_mb on
+// the rank that grew most, and every rank's in checkpoint_vmhwm_*_mb_per_rank and
+// checkpoint_field_mb_per_rank). Collective: every rank calls it, having written as many.
+void report_writes(Report& r, const std::string& label, const std::string& memory_label,
+                   const std::string& key, WriteCost c) {
+    if (c.written == 0) return;
+    auto padded = [](std::string s) {
+        s.resize(std::max<std::size_t>(s.size(), 28), ' ');
+        return s + ": ";
+    };
+    if (dist::size() > 1) dist::allreduce_max(&c.seconds, 1);
+    r.line(padded(label) + "%d, %.4g GB in %.4g s (%.4g GB/s; the slowest rank's time)",
+           {{key + "s_written", c.written},
+            {key + "_gb", double(c.file_bytes) / 1e9},
+            {key + "_write_s", c.seconds},
+            {key + "_gb_per_s", double(c.file_bytes) / 1e9 / std::max(c.seconds, 1e-12)}});
+    const double mine[3] = {double(c.hwm_before), double(c.hwm_after), double(c.field_bytes)};
     const std::vector<unsigned char> all = dist::allgather(mine, sizeof mine);
     const std::size_t n = all.size() / sizeof mine;
     std::vector<double> b(n), a(n), p(n);
@@ -129,19 +163,19 @@ void report_checkpoint_memory(Report& r, std::int64_t before, std::int64_t after
         std::snprintf(parts, sizeof parts, ", %.2f times the %s of field values it wrote", grew / p[worst],
                       format_bytes(p[worst]).c_str());
     const std::string who = n > 1 ? "rank " + std::to_string(worst) + ", which grew most" : "this process";
-    r.line("Checkpoint memory (MB)      : +%.4g   (the peak resident set, VmHWM, of " + who +
-               ": %.4g MB before the first checkpoint, %.4g after the last" + parts + ")",
-           {{"checkpoint_memory_growth_mb", grew / 1e6},
-            {"checkpoint_vmhwm_before_mb", b[worst] / 1e6},
-            {"checkpoint_vmhwm_after_mb", a[worst] / 1e6}});
+    r.line(padded(memory_label) + "+%.4g   (the peak resident set, VmHWM, of " + who +
+               ": %.4g MB before the first, %.4g after the last" + parts + ")",
+           {{key + "_memory_growth_mb", grew / 1e6},
+            {key + "_vmhwm_before_mb", b[worst] / 1e6},
+            {key + "_vmhwm_after_mb", a[worst] / 1e6}});
     auto mb = [](const std::vector<double>& v) {
         nlohmann::json j = nlohmann::json::array();
         for (double x : v) j.push_back(x / 1e6);
         return j;
     };
-    r.value("checkpoint_vmhwm_before_mb_per_rank", mb(b));
-    r.value("checkpoint_vmhwm_after_mb_per_rank", mb(a));
-    r.value("checkpoint_field_mb_per_rank", mb(p));
+    r.value(key + "_vmhwm_before_mb_per_rank", mb(b));
+    r.value(key + "_vmhwm_after_mb_per_rank", mb(a));
+    r.value(key + "_field_mb_per_rank", mb(p));
 }
 
 template <class T>
@@ -205,39 +239,33 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     out.flush();
 
     std::vector<std::string> checkpoints;
-    // Each checkpoint's time on this rank (its part of the gather, or of the file's write), and
-    // the bytes in the file: the report gives the write's rate, which the disk's (`strata-io`)
-    // bounds.
-    double checkpoint_s = 0;
-    std::uintmax_t checkpoint_bytes = 0;
-    int checkpoints_written = 0;
-    // What the checkpoints cost in memory: this process's peak resident set (VmHWM) before the
-    // first and after the last, and the bytes of field values it wrote (its part of the state;
-    // strata's own format: rank 0 the whole state, the others none).
-    std::int64_t hwm_before = -1, hwm_after = -1;
-    std::uintmax_t part_bytes = 0;
+    // Strata's own format: the state gathered from every rank, then written by rank 0. HDF5:
+    // every rank writes its own part (app::write_state). The report gives their rate, which the
+    // disk's (`strata-io`) bounds, and what they cost in memory.
+    WriteCost checkpoint_cost, frame_cost;
     auto checkpoint = [&](std::int64_t) {
-        const auto start = std::chrono::steady_clock::now();
-        if (checkpoints_written == 0) hwm_before = peak_resident_bytes();
-        ++checkpoints_written;
-        // Strata's own format: the state gathered from every rank, then written by rank 0. HDF5:
-        // every rank writes its own part (app::write_state).
-        if (!root && !app::is_h5_path(io.checkpoint_path)) {
-            (void)engine->state();
-        } else {
-            part_bytes = std::max(part_bytes, app::write_state(io.checkpoint_path, problem, *engine));
+        checkpoint_cost.time([&]() -> std::uintmax_t {
+            if (!root && !app::is_h5_path(io.checkpoint_path)) {
+                (void)engine->state();
+                return 0;
+            }
+            const std::uintmax_t bytes = app::write_state(io.checkpoint_path, problem, *engine);
             if (checkpoints.empty()) checkpoints.push_back(io.checkpoint_path);
-            if (root) checkpoint_bytes += std::filesystem::file_size(io.checkpoint_path);
-        }
-        checkpoint_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        hwm_after = peak_resident_bytes();
+            if (root) checkpoint_cost.file_bytes += std::filesystem::file_size(io.checkpoint_path);
+            return bytes;
+        });
     };
     std::vector<app::Periodic> hooks;
     for (const ModelHook& h : problem.hooks())
         hooks.push_back({h.every, true, [&, run = h.run](std::int64_t step) { run(*engine, out, step); }});
     hooks.push_back({snapshot_every, false, [&](std::int64_t step) {
                          if (h5) {
-                             h5->write(step, double(step) * problem.dt(), *engine, spec.field);
+                             frame_cost.time([&] {
+                                 const auto [file, bytes] =
+                                     h5->write(step, double(step) * problem.dt(), *engine, spec.field);
+                                 if (root) frame_cost.file_bytes += std::filesystem::file_size(file);
+                                 return bytes;
+                             });
                              return;
                          }
                          if (!root) {  // gathered from every rank, written by rank 0
@@ -302,15 +330,8 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
         if (sent > 0)
             r.line("Halos sent per step (MB)    : %.4g   (the busiest rank's)", {{"halo_mb_per_step", sent / 1e6}});
     }
-    if (checkpoints_written > 0) {  // (every rank wrote as many)
-        if (dist::size() > 1) dist::allreduce_max(&checkpoint_s, 1);
-        r.line("Checkpoints written         : %d, %.4g GB in %.4g s (%.4g GB/s; the slowest rank's time)",
-               {{"checkpoints_written", checkpoints_written},
-                {"checkpoint_gb", double(checkpoint_bytes) / 1e9},
-                {"checkpoint_write_s", checkpoint_s},
-                {"checkpoint_gb_per_s", double(checkpoint_bytes) / 1e9 / std::max(checkpoint_s, 1e-12)}});
-        report_checkpoint_memory(r, hwm_before, hwm_after, part_bytes);
-    }
+    report_writes(r, "Checkpoints written", "Checkpoint memory (MB)", "checkpoint", checkpoint_cost);
+    report_writes(r, "HDF5 frames written", "HDF5 frame memory (MB)", "h5_frame", frame_cost);
     app::report_kernel(r, k, k.min_bytes_per_cell);
     app::report_roofline(r, o.backend == Backend::cuda, tp.effective_gbs);
     app::add_io(r.json(), snapshot_files, snapshots.waited_s(), checkpoints, io,

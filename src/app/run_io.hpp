@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ranks/mpi.hpp"
@@ -155,8 +156,11 @@ private:
 class H5Frames {
 public:
     H5Frames(const IoOptions& o, const std::string& series, const io::VtiGrid& grid, int dims, bool root);
+    // Writes a frame (every rank its own part); returns its file and the bytes of values this
+    // process wrote.
     template <class T>
-    void write(std::int64_t step, double time, TypedEngine<T>& engine, const std::string& field) {
+    std::pair<std::string, std::uintmax_t> write(std::int64_t step, double time, TypedEngine<T>& engine,
+                                                 const std::string& field) {
         const PartField<T> p = engine.part_field(field);
         char name[64];
         std::snprintf(name, sizeof name, "_%06lld.h5", static_cast<long long>(step));
@@ -170,10 +174,12 @@ public:
         else
             io::write_frame_h5<T>(path, grid_, dims_, io::Box{p.lo, p.n}, p.values, step, time,
                                   dist::size() > 1);
-        if (!root_) return;
+        const std::uintmax_t bytes = p.values.size() * sizeof(F);
+        if (!root_) return {path, bytes};
         frames_.push_back({time, file});
         files_.push_back(path);
         io::write_xdmf(xmf_, grid_, dims_, precision_of<F>(), frames_);
+        return {path, bytes};
     }
     // Rank 0 prints where the frames are; returns the files, the .xmf last.
     std::vector<std::string> finish(std::ostream& out);
