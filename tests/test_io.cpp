@@ -1,5 +1,6 @@
 // Snapshots, ParaView files, checkpoints, restart and progress, on the CPU backends.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "io/atomic_file.hpp"
 #include "strata/core/error.hpp"
 #include "strata/engine.hpp"
 #include "strata/io/checkpoint.hpp"
@@ -563,6 +565,34 @@ TEST(Checkpoint, ReadsVersion1Files) {
     EXPECT_EQ(c.header.step, 5);
     EXPECT_TRUE(test::bitwise_equal(c.field<double>(1), f.r));
     EXPECT_TRUE(c.arrays.empty());
+}
+
+// AtomicFile's pieces: every byte lands, in order, whatever the sizes written and whether the file
+// system takes direct I/O (the last piece padded to a block, then the file cut back) or not
+// (/dev/shm, tmpfs: O_DIRECT refused, the page cache); nothing under the name before commit().
+TEST(AtomicFileTest, WritesEveryByteDirectOrNot) {
+    TempDir dir;
+    std::vector<std::string> folders = {dir.str()};
+    if (fs::is_directory("/dev/shm")) folders.push_back("/dev/shm");
+    const std::size_t piece = io::AtomicFile::kPiece;
+    for (const std::string& folder : folders)
+        for (std::size_t size : {std::size_t(0), std::size_t(1), std::size_t(4095), std::size_t(4097),
+                                 piece - 1, piece, 2 * piece + 5}) {
+            std::string bytes(size, '\0');
+            for (std::size_t i = 0; i < size; ++i) bytes[i] = char(i * 131 + size);
+            const std::string path = folder + "/strata-atomic-" + std::to_string(::getpid()) + ".bin";
+            {
+                io::AtomicFile f(path);
+                for (std::size_t at = 0, step = 1; at < size; at += step, step = step * 3 + 1)
+                    f.write(bytes.data() + at, std::min(step, size - at));
+                EXPECT_FALSE(fs::exists(path));
+                f.commit();
+            }
+            EXPECT_EQ(fs::file_size(path), size) << folder << ", " << size << " bytes";
+            EXPECT_TRUE(read_bytes(path) == bytes) << folder << ", " << size << " bytes";
+            EXPECT_FALSE(fs::exists(path + ".tmp"));
+            fs::remove(path);
+        }
 }
 
 // Version 3's checksum takes its bytes in pieces of any size (a field's rows), and is FNV-1a's

@@ -81,6 +81,7 @@ std::uint64_t word_at(const unsigned char* p) {
 }  // namespace
 
 void WordChecksum::add(const void* data, std::size_t bytes) {
+    if (bytes == 0) return;  // (data may be null: an empty array's)
     const auto* p = static_cast<const unsigned char*>(data);
     if (npending_ > 0) {  // a word begun by the last piece
         const std::size_t n = std::min(sizeof pending_ - npending_, bytes);
