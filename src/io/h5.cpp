@@ -244,6 +244,23 @@ std::vector<hsize_t> slowest_first(const std::array<int, 3>& v, int dims) {
                      : std::vector<hsize_t>{hsize_t(v[1]), hsize_t(v[0])};
 }
 
+// The largest of every process's `error` (an errno, 0 for none) when `collective`, else `error`:
+// how a failure of one rank while writing `tmp` becomes every rank's.
+int worst_errno(int error, bool collective, const std::string& tmp) {
+    int worst = error;
+#ifdef H5_HAVE_PARALLEL
+    if (collective) {
+        const int code = MPI_Allreduce(&error, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (code != MPI_SUCCESS)
+            throw Error("MPI_Allreduce failed (" + std::to_string(code) + ") at " + __FILE__ + ":" +
+                        std::to_string(__LINE__) + " after writing '" + tmp + "'");
+    }
+#else
+    (void)collective, (void)tmp;
+#endif
+    return worst;
+}
+
 // Creates PATH.tmp (every process of the run at once when `collective`), lets `fill(writer, dxpl,
 // rank)` write into it, flushes and closes it, and renames it to PATH (rank 0). `durable` (a
 // checkpoint, as AtomicFile's): every process fsyncs the file before the rename, so that the new
@@ -288,15 +305,7 @@ void write_h5(const std::string& path, bool collective, bool durable, const F& f
         const int fd = ::open(tmp.c_str(), O_RDONLY);
         if (fd < 0 || ::fsync(fd) != 0) error = errno;
         if (fd >= 0) ::close(fd);
-        int worst = error;
-#ifdef H5_HAVE_PARALLEL
-        if (collective) {
-            const int code = MPI_Allreduce(&error, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-            if (code != MPI_SUCCESS)
-                throw Error("MPI_Allreduce failed (" + std::to_string(code) + ") at " + __FILE__ + ":" +
-                            std::to_string(__LINE__) + " after writing '" + tmp + "'");
-        }
-#endif
+        const int worst = worst_errno(error, collective, tmp);
         if (worst != 0) {
             if (rank == 0) std::remove(tmp.c_str());
             throw Error("cannot sync '" + tmp + "' to the disk: " + std::strerror(worst) +
@@ -305,16 +314,8 @@ void write_h5(const std::string& path, bool collective, bool durable, const F& f
     }
     // Rank 0 renames; every rank learns its errno, so that a failed rename is every rank's error
     // (the others would go on to the next step and wait there for a rank that has stopped).
-    int renamed = 0;
-    if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) renamed = errno;
-#ifdef H5_HAVE_PARALLEL
-    if (collective) {
-        const int code = MPI_Bcast(&renamed, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (code != MPI_SUCCESS)
-            throw Error("MPI_Bcast failed (" + std::to_string(code) + ") at " + __FILE__ + ":" +
-                        std::to_string(__LINE__) + " after writing '" + tmp + "'");
-    }
-#endif
+    const int renamed =
+        worst_errno(rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0 ? errno : 0, collective, tmp);
     if (renamed != 0) {
         if (rank == 0) std::remove(tmp.c_str());
         throw Error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(renamed) +
