@@ -154,7 +154,7 @@ class PySimulation {
 public:
     PySimulation(const std::string& model, const py::dict& params, const std::optional<std::string>& precision,
                  const std::string& backend, const std::string& kernel, bool graphs, int chunk, int depth,
-                 const std::string& wisdom, const std::string& restart) {
+                 const std::string& wisdom, const std::string& restart, const std::string& state_scale) {
         SimulationOptions o;
         o.model = model;
         o.params = to_params(params);
@@ -166,6 +166,7 @@ public:
         o.engine.depth = depth;
         o.wisdom = parse_wisdom(wisdom);
         o.restart = restart;
+        o.state_scale = state_scale;
         std::ostringstream warnings;
         {
             py::gil_scoped_release nogil;  // building the initial state of a large grid takes a while
@@ -193,6 +194,8 @@ public:
 
     // A field's interior as NumPy holds it: fp32 and fp64 as themselves, fp16 as NumPy's float16
     // (the stored bits), bf16 as float32 (NumPy has no bfloat16; every value converts exactly).
+    // A field stored times a state scale comes as the model's values, divided by it (exact), and
+    // fp16's then as float32: the model's values need not sit in fp16's range.
     template <class T>
     py::array field_as(const std::string& name) {
         HostField<T> u;
@@ -200,18 +203,23 @@ public:
             py::gil_scoped_release nogil;
             u = sim_->engine_as<T>().field(name);
         }
-        using Out = std::conditional_t<std::is_same_v<T, f16>, std::uint16_t, compute_t<T>>;
+        const double unscale = app_unscale(name);
         const Extent& e = u.extent;
-        py::array a(std::is_same_v<T, f16> ? py::dtype("float16") : py::dtype::of<Out>(), shape(e));
+        if constexpr (std::is_same_v<T, f16>)
+            if (unscale == 1) {
+                py::array a(py::dtype("float16"), shape(e));
+                auto* out = static_cast<std::uint16_t*>(a.mutable_data());
+                for (int k = 0; k < e.nz; ++k)
+                    for (int j = 0; j < e.ny; ++j)
+                        for (int i = 0; i < e.nx; ++i) *out++ = u.at(i, j, k).bits;
+                return a;
+            }
+        using Out = compute_t<T>;
+        py::array a(py::dtype::of<Out>(), shape(e));
         Out* out = static_cast<Out*>(a.mutable_data());
         for (int k = 0; k < e.nz; ++k)
             for (int j = 0; j < e.ny; ++j)
-                for (int i = 0; i < e.nx; ++i) {
-                    if constexpr (std::is_same_v<T, f16>)
-                        *out++ = u.at(i, j, k).bits;
-                    else
-                        *out++ = Out(u.at(i, j, k));
-                }
+                for (int i = 0; i < e.nx; ++i) *out++ = Out(u.at(i, j, k)) * Out(unscale);
         return a;
     }
     py::array field(const std::string& name) {
@@ -219,7 +227,8 @@ public:
                               [&]<class T>(std::type_identity<T>) { return field_as<T>(name); });
     }
 
-    // At 16 bits the values are taken as float32 and rounded to the storage type (to nearest even).
+    // At 16 bits the values are taken as float32 and rounded to the storage type (to nearest even),
+    // after the state scale multiplies them (the model's values in, the stored ones kept).
     template <class T>
     void set_host_as(const std::string& name, const py::array& values) {
         using In = std::conditional_t<is_half_v<T>, float, T>;
@@ -228,13 +237,13 @@ public:
         check_shape(name, std::vector<std::int64_t>(a.shape(), a.shape() + a.ndim()));
         const Extent e = sim_->problem().extent();
         TypedEngine<T>& engine = sim_->engine_as<T>();
+        const In scale = In(1 / app_unscale(name));
         py::gil_scoped_release nogil;
-        if constexpr (is_half_v<T>) {
-            const std::vector<T> rounded(a.data(), a.data() + a.size());
-            engine.copy_in(name, rounded.data(), e.nx, std::int64_t(e.nx) * e.ny);
-        } else {
-            engine.copy_in(name, a.data(), e.nx, std::int64_t(e.nx) * e.ny);
-        }
+        if constexpr (!is_half_v<T>)
+            if (scale == 1) return engine.copy_in(name, a.data(), e.nx, std::int64_t(e.nx) * e.ny);
+        std::vector<T> rounded(std::size_t(a.size()));
+        for (std::size_t i = 0; i < rounded.size(); ++i) rounded[i] = T(a.data()[i] * scale);
+        engine.copy_in(name, rounded.data(), e.nx, std::int64_t(e.nx) * e.ny);
     }
     void set_host(const std::string& name, const py::array& values) {
         with_precision(sim_->precision(),
@@ -309,6 +318,11 @@ public:
     std::string warnings_;
 
 private:
+    // What a field's stored values are multiplied by to give the model's (Simulation::state_scale).
+    double app_unscale(const std::string& name) const {
+        const ModelInfo& m = sim_->model();
+        return holds_state(m.fields[std::size_t(m.field_index(name))].role) ? 1 / sim_->state_scale() : 1;
+    }
     std::vector<std::int64_t> shape(const Extent& e) const {
         if (e.dims == 3) return {e.nz, e.ny, e.nx};
         return {e.ny, e.nx};
@@ -404,6 +418,7 @@ PYBIND11_MODULE(_strata, m) {
             if (auto v = get("checkpoint"); !v.is_none()) o.io.checkpoint_path = v.cast<std::string>();
             if (auto v = get("checkpoint_every"); !v.is_none()) o.io.checkpoint_every = v.cast<std::int64_t>();
             if (auto v = get("restart"); !v.is_none()) o.io.restart_path = v.cast<std::string>();
+            if (auto v = get("state_scale"); !v.is_none()) o.state_scale = py::str(v).cast<std::string>();
             std::ostringstream text;
             nlohmann::json report;
             {
@@ -457,9 +472,11 @@ simulation alive.)")
 
     py::class_<PySimulation>(m, "Simulation")
         .def(py::init<const std::string&, const py::dict&, const std::optional<std::string>&, const std::string&,
-                      const std::string&, bool, int, int, const std::string&, const std::string&>(),
+                      const std::string&, bool, int, int, const std::string&, const std::string&,
+                      const std::string&>(),
              py::arg("model"), py::arg("params"), py::arg("precision"), py::arg("backend"), py::arg("kernel"),
-             py::arg("graphs"), py::arg("chunk"), py::arg("depth"), py::arg("wisdom"), py::arg("restart"))
+             py::arg("graphs"), py::arg("chunk"), py::arg("depth"), py::arg("wisdom"), py::arg("restart"),
+             py::arg("state_scale"))
         .def_readonly("warnings", &PySimulation::warnings_)
         .def("advance", &PySimulation::advance)
         .def("field", &PySimulation::field)
@@ -474,6 +491,7 @@ simulation alive.)")
         .def("steps", [](PySimulation& s) { return s.sim().problem().steps(); })
         .def("model", [](PySimulation& s) { return s.sim().model().name; })
         .def("precision", [](PySimulation& s) { return std::string(to_string(s.sim().precision())); })
+        .def("state_scale", [](PySimulation& s) { return s.sim().state_scale(); })
         .def("backend", [](PySimulation& s) { return std::string(to_string(s.sim().backend())); })
         .def("shape", [](PySimulation& s) {
             const Extent e = s.sim().problem().extent();

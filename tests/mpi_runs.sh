@@ -50,6 +50,12 @@ one apf16 apf -n 200 -i 120 --precision fp16 --every 60
 for g in 2x2 1x3; do split apf16 "$g" omp apf -n 200 -i 120 --precision fp16 --every 60; done
 one heatbf heat3d -n 29 --steps 30 --stencil 27pt --precision bf16
 split heatbf 2x1x2 omp heat3d -n 29 --steps 30 --stencil 27pt --precision bf16
+# The state scale: an fp16 wave of a 40 km box stored times 2^17 (sources, traces, snapshots and
+# the checkpoint's scale), every rank as one process.
+wave16=(wave3d -n 33 --steps 40 --extent 40000 --precision fp16 --receiver-line 5000,20000,20000,35000,20000,20000,4 --every 20)
+one wave16 "${wave16[@]}"
+grep -q "state scale: 2^17" "$work/wave16.1.txt" || fail "wave16: the report names no state scale of 2^17"
+split wave16 1x2x2 omp "${wave16[@]}"
 
 # heat3d on a box (--nx --ny --nz: weak scaling's grids), split along z and along x.
 one heatbox heat3d --nx 23 --ny 17 --nz 31 --steps 20

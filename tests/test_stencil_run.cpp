@@ -564,6 +564,22 @@ TEST(StencilRun, CoefficientFromAFile) {
                 EXPECT_EQ(eng->field("v").at(i, j), 2.0);
             }
     }
+    // Stored times a state scale (linear: u + 0.1 lap(u), v): the file's values times it, before
+    // any rounding; values() gives the model's.
+    EXPECT_TRUE(start.linear);
+    sp->set_state_scale(1024);
+    for (Backend b : {Backend::cpu, Backend::omp}) {
+        auto eng = engine<double>(start, *sp, b, nullptr);
+        const HostField<double> u = eng->field("u"), v = eng->field("v");
+        const std::vector<double> model = eng->values("u");
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i) {
+                EXPECT_EQ(u.at(i, j), 1024 * k[std::size_t(j * nx + i)]) << i << "," << j;
+                EXPECT_EQ(model[std::size_t(j * nx + i)], k[std::size_t(j * nx + i)]) << i << "," << j;
+                EXPECT_EQ(v.at(i, j), 2048.0);
+            }
+    }
+    sp->set_state_scale(1);
     write(float(0), 3);
     const std::string size = message([&] { engine<double>(m, *p, Backend::cpu, &init); });
     EXPECT_NE(size.find("diffuse.stencil:2:13: "), std::string::npos) << size;

@@ -197,15 +197,21 @@ struct FieldPtrs {
 // One cell of a model's fields, for the reductions behind its report: `c(f, di, dj, dk)` reads
 // field f at an offset from the cell (i, j, k), its position in the whole grid. All fields of a
 // model share one layout. `shift`: where a rank's window of the grid (domain.hpp) starts, as an
-// offset of the memory index (0 on one rank).
+// offset of the memory index (0 on one rank). The fields whose bits are set in `scaled` are stored
+// times a state scale (Problem::state_scale): their values come out divided by it (`unscale`, its
+// inverse, a power of two: exact), so a model's figures are the same whatever the scale.
 template <class T, int N>
 struct Cell {
     const T* const* origin;  // field f's interior cell (0, 0, 0)
     std::int64_t pitch, plane;
     int i, j, k;
     std::int64_t shift = 0;
+    unsigned scaled = 0;
+    double unscale = 1;
     STRATA_HD double operator()(int f, int di = 0, int dj = 0, int dk = 0) const {
-        return double(origin[f][shift + std::int64_t(k + dk) * plane + std::int64_t(j + dj) * pitch + (i + di)]);
+        const double v =
+            double(origin[f][shift + std::int64_t(k + dk) * plane + std::int64_t(j + dj) * pitch + (i + di)]);
+        return (scaled >> f & 1u) ? v * unscale : v;
     }
 };
 

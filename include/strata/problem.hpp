@@ -84,9 +84,26 @@ public:
     virtual void check(std::int64_t /*every*/) const {}
 
     virtual PointFeatures points() const { return {}; }
+    // The size of the values the point sources make (wave3d: the peak of a unit source's direct
+    // wave 10 cells away); 0 without sources. With the initial state's, what the state scale is
+    // chosen from.
+    virtual double source_magnitude() const { return 0; }
+
+    // The state scale (fp16's range, docs/precision.md): the engines store every state field's
+    // values (and the traces) times this power of two, so that a problem whose values are small
+    // or large for fp16 sits in its normal range. The engines scale the initial state and the
+    // sources, and take it out of the observables and values(); the run's writers take it out of
+    // snapshots; checkpoints keep the stored values and the scale. 1 (nothing scaled) unless
+    // the run set another: only a model whose update is linear in its state (ModelInfo::linear)
+    // gives the same solution scaled.
+    double state_scale() const { return state_scale_; }
+    void set_state_scale(double s) { state_scale_ = s; }
     // The process grid the model's own options ask for (apf's -x, -y and -k); none: --decomp or
     // the default slabs.
     virtual std::optional<Decomposition> decomposition() const { return std::nullopt; }
+
+private:
+    double state_scale_ = 1;
 };
 
 template <class T>
@@ -124,6 +141,14 @@ struct ModelInfo {
     std::vector<std::pair<std::string, std::string>> refused;
     // The boundary (the kernel's): the ghost layer of a field gathered from several ranks.
     bool mirror = false, periodic = false;
+    // Whether the update is linear and homogeneous in the state fields, the sources and the ghost
+    // values: then the state times s (a power of two) advances to the solution times s, and a
+    // state scale (Problem::state_scale) changes nothing but where the values sit in fp16's range.
+    // heat2d, heat3d and wave3d; a stencil file whose updates are (stencil/model.cpp); not apf.
+    bool linear = false;
+    // The largest magnitude a problem's state takes at first: its initial state's (sampled) and
+    // its sources' (Problem::source_magnitude). Set by registration (assembly/register.hpp).
+    double (*state_magnitude)(const Problem&) = nullptr;
 
     // The problem that `params` describe; warnings (a questionable but valid choice) go to `out`.
     std::unique_ptr<Problem> (*problem)(const Params& params, std::ostream& out) = nullptr;

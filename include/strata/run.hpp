@@ -37,6 +37,8 @@ struct RunOptions {
     std::string model;  // "apf", "heat2d", "heat3d", "wave3d"
     Params params;      // the model's options; anything not given takes its default
     std::optional<Precision> precision;  // none: the model's default (fp64; wave3d fp32)
+    // --state-scale: auto, none or a power of two (app::choose_state_scale, docs/precision.md)
+    std::string state_scale = "auto";
     Backend backend = Backend::cpu;
     std::string kernel;  // CUDA strategy; empty: the default for the problem
     bool graphs = true;

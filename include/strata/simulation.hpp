@@ -27,6 +27,9 @@ struct SimulationOptions {
     std::string model;                   // "apf", "heat2d", "heat3d", "wave3d"
     Params params;                       // the model's options (keys as in `strata run MODEL --help`)
     std::optional<Precision> precision;  // none: the model's default
+    // The state fields stored times a power of two (fp16's range, docs/precision.md): "auto" (as
+    // `strata run`: fp16 runs of linear models), "none", or "1024", "2^10", ...
+    std::string state_scale = "auto";
     Backend backend = Backend::cpu;
     EngineOptions engine;                // the CUDA strategy and its knobs
     // CUDA without a kernel, chunk or depth: the device's wisdom (`strata tune`), the built-in
@@ -47,6 +50,9 @@ public:
     const ModelInfo& model() const { return problem_->model(); }
     const Problem& problem() const { return *problem_; }
     Precision precision() const { return engine_->precision(); }
+    // What the state fields are stored times (1: as they are). field(), values(), observables()
+    // and snapshots give the model's values; view() and device arrays the stored ones.
+    double state_scale() const { return problem_->state_scale(); }
     Backend backend() const { return backend_; }
     Engine& engine() { return *engine_; }
     // Where the CUDA launch came from, the run report's line: "launch: from wisdom (FILE): ...",

@@ -37,7 +37,8 @@ FieldView = _strata.FieldView
 cuda_devices = _strata.cuda_devices
 
 # The options every model takes (the rest are the model's own, as in `strata run MODEL --help`).
-_ENGINE_OPTIONS = ("precision", "backend", "kernel", "graphs", "chunk", "depth", "wisdom", "restart")
+_ENGINE_OPTIONS = ("precision", "backend", "kernel", "graphs", "chunk", "depth", "wisdom", "restart",
+                   "state_scale")
 _RUN_OPTIONS = _ENGINE_OPTIONS + ("json", "out", "every", "snapshot_format", "vti_compression",
                                   "writer_threads", "checkpoint", "checkpoint_every")
 _MODELS = {m["name"]: m for m in _strata.models()}
@@ -59,8 +60,8 @@ def models():
 def run(model, *, verbose=False, **options):
     """Runs a model from start to report, as `strata run MODEL` does, and returns the report as a
     dict (the CLI's --json). Options are the model's (e.g. n=256, iterations=500 for apf) and the
-    run's: precision, backend, kernel, graphs, chunk, depth, wisdom, json, out, every, snapshot_format,
-    vti_compression, writer_threads, checkpoint, checkpoint_every, restart. `verbose`: print the
+    run's: precision, backend, kernel, graphs, chunk, depth, wisdom, state_scale, json, out, every,
+    snapshot_format, vti_compression, writer_threads, checkpoint, checkpoint_every, restart. `verbose`: print the
     text report. Ctrl-C stops as in the CLI (after the steps in flight, writing the checkpoint
     asked for) and raises KeyboardInterrupt; a second Ctrl-C ends the process.
 
@@ -79,7 +80,7 @@ class Simulation:
     """A model's state on one backend, advanced step by step.
 
     Simulation(model, *, precision=None, backend="cpu", kernel="", graphs=True, chunk=0,
-               depth=0, wisdom="use", restart="", **params)
+               depth=0, wisdom="use", restart="", state_scale="auto", **params)
 
     model     "apf", "heat2d", "heat3d" or "wave3d" (or use the classes Apf, Heat2D, ...)
     precision "fp32" or "fp64" (default: the model's, fp64; wave3d fp32); "fp16" or "bf16" store
@@ -93,13 +94,17 @@ class Simulation:
               has the problem, "ignore" it (the built-in defaults), or "tune" first when it has
               not (as `strata run --no-wisdom / --tune`); `launch` says which
     restart   a checkpoint (from checkpoint() or `strata run --checkpoint`) to continue from
+    state_scale  store the state fields times a power of two (`--state-scale`): "auto" (fp16 runs
+              of models linear in their state: their values near 1, in fp16's range), "none", or
+              e.g. 1024 or "2^10"; field(), traces(), observables() and snapshots give the model's
+              values, device_field() the stored ones (times `state_scale`)
     params    the model's options by key, e.g. n=256, stencil="27pt" (see help of the model class)
     """
 
     def __init__(self, model, *, precision=None, backend="cpu", kernel="", graphs=True, chunk=0,
-                 depth=0, wisdom="use", restart="", **params):
+                 depth=0, wisdom="use", restart="", state_scale="auto", **params):
         self._sim = _strata.Simulation(model, params, precision, backend, kernel, graphs, chunk,
-                                       depth, wisdom, restart)
+                                       depth, wisdom, restart, str(state_scale))
         self._info = _model_info(self._sim.model())
         if self._sim.warnings:
             import warnings
@@ -116,6 +121,11 @@ class Simulation:
     def precision(self):
         """"fp32" or "fp64"."""
         return self._sim.precision()
+
+    @property
+    def state_scale(self):
+        """What the state fields are stored times (1.0: as they are; see `state_scale=`)."""
+        return self._sim.state_scale()
 
     @property
     def backend(self):
@@ -184,14 +194,15 @@ class Simulation:
     # The data.
     def field(self, name=None):
         """A NumPy copy of a field's interior at the current step, shape `shape` (fp16 fields as
-        float16, bf16 fields as float32: NumPy has no bfloat16)."""
+        float16, bf16 fields as float32: NumPy has no bfloat16), the model's values: with a state
+        scale, divided by it (fp16 then as float32)."""
         return self._sim.field(name or self.fields[0])
 
     def device_field(self, name=None):
         """A zero-copy view of a field where the engine keeps it (GPU memory on cuda, host memory
         otherwise): pass it to torch.from_dlpack, cupy.from_dlpack or numpy.from_dlpack. It is
         the field at the current step; take a new one after advance(). It keeps the simulation
-        alive."""
+        alive. It holds the stored values: the model's times `state_scale`."""
         return self._sim.view(name or self.fields[0])
 
     def set_field(self, values, name=None):
@@ -237,7 +248,8 @@ def _model_class(name, class_name):
     rows = "\n".join(f"    {p['key']:<14} {p['help']}" + (f" (default {p['default']})" if p["default"] else "")
                      + (" [strata.run only]" if p["run_only"] else "") for p in info["params"])
     doc = (f"{info['summary']}\n\n{class_name}(**options): a Simulation of `{name}`; its options are "
-           f"Simulation's (precision, backend, kernel, graphs, chunk, depth, wisdom, restart) and these "
+           f"Simulation's (precision, backend, kernel, graphs, chunk, depth, wisdom, restart, "
+           f"state_scale) and these "
            f"(as `strata run {name}`'s flags):\n\n{rows}\n\n{info['help']}\n")
     return type(class_name, (Simulation,), {"__init__": __init__, "__doc__": doc, "__module__": __name__})
 

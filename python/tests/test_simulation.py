@@ -93,6 +93,31 @@ def test_16_bit_fields_round_trip(precision, dtype):
     assert np.all(np.isfinite(sim.field().astype(np.float32)))
 
 
+# The state scale (docs/precision.md): an fp16 wave of a 40 km box (pressures ~1e-5, below fp16's
+# normal range) is stored times 2^18; field() gives the model's values (float32: they need not fit
+# fp16), set_field takes them, device_field() holds the stored ones; the same as the CLI's run.
+def test_state_scale_gives_the_models_values(cli, tmp_path):
+    opts = dict(n=24, steps=40, extent=40000.0, receiver_line="5000,20000,20000,35000,20000,20000,3",
+                precision="fp16", backend="omp")
+    sim = strata.Wave3D(**opts)
+    assert sim.state_scale == 2.0**18  # h = 40000 / 23 m: 1 / (4 pi 10 h) = 4.6e-6
+    sim.advance(40)
+    p = sim.field("p")
+    assert p.dtype == np.float32 and np.max(np.abs(p)) < 1e-3
+    stored = np.from_dlpack(sim.device_field("p"))
+    assert np.array_equal(stored.astype(np.float32), p * np.float32(2.0**18))
+    sim.set_field(p, "p")  # the model's values in: stored times the scale again, exactly
+    assert np.array_equal(sim.field("p"), p)
+    plain = strata.Wave3D(state_scale="none", **opts)
+    assert plain.state_scale == 1.0 and plain.field("p").dtype == np.float16
+    report = strata.run("wave3d", json=str(tmp_path / "r.json"), out=str(tmp_path), **opts)
+    assert report["state_scale"] == 2.0**18
+    fresh = strata.Wave3D(**opts).advance(40)
+    assert np.array_equal(fresh.traces(), sim.traces())
+    with pytest.raises(ValueError, match="not linear"):
+        strata.Apf(n=32, precision="fp16", state_scale=1024)
+
+
 def test_set_field_is_what_the_next_step_starts_from(cli, tmp_path):
     a = strata.Heat2D(n=21)
     a.advance(5)

@@ -255,6 +255,14 @@ CommandLine::CommandLine() {
         add_common(mc.cmd, mc.precision, mc.backend, mc.run.kernel, mc.run.json_path, mc.no_graphs, mc.run.chunk,
                    mc.run.depth);
         add_io(mc.cmd, mc.run.io, mc.quiet, m->out_help);
+        mc.cmd
+            ->add_option(
+                "--state-scale", mc.run.state_scale,
+                "Store the state fields times a power of two: auto (fp16 runs of models linear in their "
+                "state: the initial state's and the sources' largest value near 1, in fp16's range), "
+                "none, or e.g. 2^10; reports, traces and snapshots stay in the model's units "
+                "(docs/precision.md)")
+            ->capture_default_str();
         mc.cmd->add_option("--decomp", mc.run.decomp,
                            m->dims == 3 ? "Under mpirun: ranks along x, y and z, PxQxR (default 1x1xN: slabs along z)"
                                         : "Under mpirun: ranks along x and y, PxQ (default 1xN: slabs of rows)");

@@ -23,14 +23,19 @@ bool is_checkpoint(const std::string& path) {
     return f && (std::memcmp(magic, "STRATACK", sizeof magic) == 0 || io::is_hdf5(path));
 }
 
+// The first field's values as the model's: a checkpoint of a run with a state scale stores them
+// times it (its param state_scale; absent: 1).
 template <class T>
 std::vector<double> checkpoint_values(const io::Checkpoint& c) {
+    double scale = 1;
+    for (const auto& [name, value] : c.header.params)
+        if (name == "state_scale") scale = value;
     const std::vector<char>& raw = c.interiors.at(0);
     std::vector<double> v(raw.size() / sizeof(T));
     for (std::size_t i = 0; i < v.size(); ++i) {
         T x;
         std::memcpy(&x, raw.data() + i * sizeof(T), sizeof x);
-        v[i] = x;
+        v[i] = double(x) / scale;
     }
     return v;
 }

@@ -99,10 +99,33 @@ void report_fp16_range(Report& r, TypedEngine<T>& engine, const ModelInfo& model
             else if (largest > 0 && largest < 16 * normal)
                 r.text(
                     "  warning: " + name + "'s values are small for fp16 (max |" + name + "| " + max_text +
-                    "): below 6.1e-05 they keep fewer bits than fp16's 11; scale the problem (initial state, "
-                    "sources) or use bf16, which has fp32's range (docs/precision.md)\n");
+                    "): below 6.1e-05 they keep fewer bits than fp16's 11; a larger --state-scale (a model "
+                    "linear in its state) or bf16, which has fp32's range, keeps them (docs/precision.md)\n");
         }
     }
+}
+
+// The state scale (Problem::state_scale): where an fp16 run's values sit, or the scale asked for.
+void report_state_scale(Report& r, const Problem& problem, Precision precision) {
+    const double s = problem.state_scale();
+    r.value("state_scale", s);
+    if (s == 1 && precision != Precision::fp16) return;
+    const ModelInfo& m = problem.model();
+    if (s == 1) {
+        r.text(m.linear ? "state scale: 1 (the state fields are stored as they are)\n"
+                        : "state scale: 1 (" + m.name +
+                              "'s update is not linear in its state: its values are stored as they are)\n");
+        return;
+    }
+    int k = 0;
+    std::frexp(s, &k);
+    char buf[256];
+    std::snprintf(
+        buf, sizeof buf,
+        "state scale: 2^%d (the state fields are stored times %.6g, so that their values sit in fp16's "
+        "range; every figure, trace and snapshot is the model's)\n",
+        k - 1, s);
+    r.text(buf);
 }
 
 // What the files of one kind a run writes (checkpoints, HDF5 frames) cost: how many, their bytes
@@ -204,7 +227,8 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     const bool h5_frames = io.snapshot_format == "h5";
     app::Snapshots snapshots(io, root && !h5_frames ? snapshot_every : 0, model.name);
     std::optional<app::H5Frames> h5;
-    if (h5_frames && snapshot_every > 0) h5.emplace(io, model.name, spec.grid, model.dims, root);
+    if (h5_frames && snapshot_every > 0)
+        h5.emplace(io, model.name, spec.grid, model.dims, root, app::unscale_of(problem, spec.field));
     EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
                      snapshots.buffers(extent.cells() * std::int64_t(sizeof(T))),
                      snapshot_every > 0 ? spec.field : std::string()};
@@ -226,6 +250,7 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
             {"precision", std::string(to_string(precision))}});
     r.value("arithmetic", std::string(to_string(is_half(precision) ? Precision::fp32 : precision)));
     if (!launch.empty()) r.line("%s", {{"launch", launch}});
+    report_state_scale(r, problem, precision);
     if (dist::size() > 1) {
         const std::string halos = engine->halo_schedule();
         r.line("%d ranks, process grid %s, halos %s",
@@ -258,6 +283,8 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     std::vector<app::Periodic> hooks;
     for (const ModelHook& h : problem.hooks())
         hooks.push_back({h.every, true, [&, run = h.run](std::int64_t step) { run(*engine, out, step); }});
+    io::FrameSpec frame{"", spec.grid, model.dims, spec.lo, spec.hi};
+    frame.unscale = app::unscale_of(problem, spec.field);
     hooks.push_back({snapshot_every, false, [&](std::int64_t step) {
                          if (h5) {
                              frame_cost.time([&] {
@@ -272,8 +299,7 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
                              engine->snapshot(spec.field)->wait();
                              return;
                          }
-                         snapshots.submit(step, double(step) * problem.dt(),
-                                          io::FrameSpec{"", spec.grid, model.dims, spec.lo, spec.hi},
+                         snapshots.submit(step, double(step) * problem.dt(), frame,
                                           [&] { return engine->snapshot(spec.field); });
                      }});
     hooks.push_back({io.checkpoint_every, true, checkpoint});
@@ -353,6 +379,7 @@ nlohmann::json run_ranked(const RunOptions& o, std::ostream& out) {
     problem->check(o.io.snapshot_every);
     validate(o.io);
     const Precision p = o.precision.value_or(model.precision);
+    problem->set_state_scale(app::choose_state_scale(*problem, p, o.state_scale));
     return with_precision(p, [&]<class T>(std::type_identity<T>) { return run_typed<T>(o, *problem, out); });
 }
 }  // namespace

@@ -94,13 +94,14 @@ Snapshots::Snapshots(const IoOptions& o, std::int64_t every, const std::string& 
 }
 
 H5Frames::H5Frames(const IoOptions& o, const std::string& series, const io::VtiGrid& grid, int dims,
-                   bool root)
+                   bool root, double unscale)
     : dir_(o.dir()),
       series_(series),
       xmf_(o.dir() + "/" + series + ".xmf"),
       grid_(grid),
       dims_(dims),
-      root_(root) {
+      root_(root),
+      unscale_(unscale) {
     std::error_code ec;  // every rank: the first frame may come before any rank waits for another
     std::filesystem::create_directories(dir_, ec);
     if (ec || !std::filesystem::is_directory(dir_))
@@ -170,6 +171,18 @@ std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& pr
     const ModelInfo& m = problem.model();
     io::Checkpoint c = read_restart(o.restart_path, m.name, precision, problem.extent(), parts);
     for (const auto& [name, value] : problem.fingerprint()) require_same_param(c, o.restart_path, name, value);
+    // The values are stored times the scale: a run at another would read them as other values.
+    double scale = 1;
+    for (const auto& [name, value] : c.header.params)
+        if (name == "state_scale") scale = value;
+    if (scale != problem.state_scale()) {
+        char buf[512];
+        std::snprintf(buf, sizeof buf,
+                      "checkpoint '%s' stores its state times %.17g but this run would store it times %.17g: "
+                      "restart with --state-scale %.17g",
+                      o.restart_path.c_str(), scale, problem.state_scale(), scale);
+        throw UsageError(buf);
+    }
     if (c.header.step > problem.steps()) {
         char last[64];
         std::snprintf(last, sizeof last, m.last_step.c_str(), static_cast<long long>(problem.steps()));
@@ -243,9 +256,16 @@ std::uintmax_t write_state(const std::string& path, const Problem& problem, Type
     std::uintmax_t bytes = 0;
     if (is_h5_path(path)) {  // every rank writes its own part at once
         const PartState<T> s = engine.part_state();
-        const io::CheckpointHeader h{
-            problem.model().name,          precision_of<T>(),    e.nx, e.ny, e.nz, e.ghost, e.dims, s.step,
-            double(s.step) * problem.dt(), problem.fingerprint()};
+        const io::CheckpointHeader h{problem.model().name,
+                                     precision_of<T>(),
+                                     e.nx,
+                                     e.ny,
+                                     e.nz,
+                                     e.ghost,
+                                     e.dims,
+                                     s.step,
+                                     double(s.step) * problem.dt(),
+                                     checkpoint_params(problem)};
         std::vector<std::pair<std::string, const std::vector<T>*>> fields, arrays;
         for (const auto& [name, f] : s.fields) fields.emplace_back(name, &f), bytes += f.size() * sizeof(T);
         for (const auto& [name, a] : s.arrays) arrays.emplace_back(name, &a);
@@ -253,8 +273,9 @@ std::uintmax_t write_state(const std::string& path, const Problem& problem, Type
         return bytes;
     }
     const State<T> s = engine.state();
-    const io::CheckpointHeader h{problem.model().name, precision_of<T>(), e.nx, e.ny, e.nz, e.ghost, e.dims, s.step,
-                                 double(s.step) * problem.dt(), problem.fingerprint()};
+    const io::CheckpointHeader h{
+        problem.model().name,          precision_of<T>(),         e.nx, e.ny, e.nz, e.ghost, e.dims, s.step,
+        double(s.step) * problem.dt(), checkpoint_params(problem)};
     std::vector<std::pair<std::string, const HostField<T>*>> fields;
     for (const auto& [name, f] : s.fields)
         fields.emplace_back(name, &f), bytes += std::uintmax_t(e.cells()) * sizeof(T);
@@ -283,6 +304,57 @@ void require_same_param(const io::Checkpoint& c, const std::string& path, const 
                       path.c_str(), name.c_str(), v, run_value);
         throw UsageError(buf);
     }
+}
+
+double choose_state_scale(const Problem& problem, Precision precision, const std::string& given) {
+    const ModelInfo& m = problem.model();
+    if (given.empty() || given == "auto") {
+        if (precision != Precision::fp16 || !m.linear || !m.state_magnitude) return 1;
+        const double largest = m.state_magnitude(problem);
+        if (!(largest > 0) || !std::isfinite(largest)) return 1;
+        // 2^k with largest * 2^k in [2^-0.5, 2^0.5]: room for 2^15 of growth and 2^14 of decay
+        // before fp16's subnormals.
+        return std::ldexp(1.0, std::clamp(int(std::lround(-std::log2(largest))), -60, 60));
+    }
+    if (given == "none") return 1;
+    double s = 0;
+    std::size_t used = 0;
+    try {
+        if (given.rfind("2^", 0) == 0) {
+            const int k = std::stoi(given.substr(2), &used);
+            used += 2;
+            s = std::ldexp(1.0, std::clamp(k, -2000, 2000));
+        } else {
+            s = std::stod(given, &used);
+        }
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    int exponent = 0;
+    const bool power = used == given.size() && s > 0 && std::isfinite(s) && std::frexp(s, &exponent) == 0.5 &&
+                       exponent >= -60 && exponent <= 62;
+    if (!power)
+        throw UsageError(
+            "--state-scale '" + given +
+            "': expected auto, none or a power of two from 2^-61 to 2^61 (1024, 2^10, 2^-8): a power of "
+            "two scales the values exactly");
+    if (s != 1 && !m.linear)
+        throw UsageError(
+            "--state-scale " + given + ": " + m.name +
+            "'s update is not linear in its state, so a scaled state would advance to another solution "
+            "(heat2d, heat3d, wave3d and the stencil files whose updates are linear take a scale)");
+    return s;
+}
+
+double unscale_of(const Problem& problem, const std::string& field) {
+    const ModelInfo& m = problem.model();
+    return holds_state(m.fields[std::size_t(m.field_index(field))].role) ? 1 / problem.state_scale() : 1;
+}
+
+std::vector<std::pair<std::string, double>> checkpoint_params(const Problem& problem) {
+    std::vector<std::pair<std::string, double>> p = problem.fingerprint();
+    if (problem.state_scale() != 1) p.emplace_back("state_scale", problem.state_scale());
+    return p;
 }
 
 void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots, double snapshot_wait_s,

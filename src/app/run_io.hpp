@@ -155,7 +155,9 @@ private:
 // the ranks together (no writer threads).
 class H5Frames {
 public:
-    H5Frames(const IoOptions& o, const std::string& series, const io::VtiGrid& grid, int dims, bool root);
+    // `unscale`: the field's values are stored times a state scale; its inverse (unscale_of).
+    H5Frames(const IoOptions& o, const std::string& series, const io::VtiGrid& grid, int dims, bool root,
+             double unscale = 1);
     // Writes a frame (every rank its own part); returns its file and the bytes of values this
     // process wrote.
     template <class T>
@@ -165,15 +167,17 @@ public:
         char name[64];
         std::snprintf(name, sizeof name, "_%06lld.h5", static_cast<long long>(step));
         const std::string file = series_ + name, path = dir_ + "/" + file;
-        // 16-bit fields are written as fp32 (XDMF readers know no 16-bit float; exact).
+        // 16-bit fields are written as fp32 (XDMF readers know no 16-bit float; exact), and
+        // values stored times a state scale divided by it (exact: a power of two).
         using F = std::conditional_t<is_half_v<T>, float, T>;
-        if constexpr (is_half_v<T>)
-            io::write_frame_h5<F>(path, grid_, dims_, io::Box{p.lo, p.n},
-                                  std::vector<F>(p.values.begin(), p.values.end()), step, time,
-                                  dist::size() > 1);
-        else
+        if (is_half_v<T> || unscale_ != 1) {
+            std::vector<F> v(p.values.size());
+            for (std::size_t i = 0; i < v.size(); ++i) v[i] = F(p.values[i]) * F(unscale_);
+            io::write_frame_h5<F>(path, grid_, dims_, io::Box{p.lo, p.n}, v, step, time, dist::size() > 1);
+        } else {
             io::write_frame_h5<T>(path, grid_, dims_, io::Box{p.lo, p.n}, p.values, step, time,
                                   dist::size() > 1);
+        }
         const std::uintmax_t bytes = p.values.size() * sizeof(F);
         if (!root_) return {path, bytes};
         frames_.push_back({time, file});
@@ -189,6 +193,7 @@ private:
     io::VtiGrid grid_;
     int dims_;
     bool root_;
+    double unscale_;
     std::vector<io::XdmfFrame> frames_;
     std::vector<std::string> files_;
 };
@@ -225,6 +230,19 @@ void check_checkpoint_path(const std::string& path, int ranks);
 // Returns the bytes of field values this process wrote (its part, or the whole state).
 template <class T>
 std::uintmax_t write_state(const std::string& path, const Problem& problem, TypedEngine<T>& engine);
+
+// The state scale a run stores its state fields at (Problem::state_scale, docs/precision.md), from
+// --state-scale (Python's state_scale): "auto" picks 2^k with the problem's largest initial or
+// source magnitude times 2^k in [0.71, 1.41] for an fp16 run of a linear model, else 1; "none" is
+// 1; a power of two ("1024", "2^10", "2^-8") is taken as it is. UsageError for anything else,
+// or for a scale other than 1 on a model whose update is not linear in its state (apf).
+double choose_state_scale(const Problem& problem, Precision precision, const std::string& given);
+// What a snapshot of `field` multiplies its stored values by: 1 / the state scale for a field that
+// holds state, 1 for a coefficient (never scaled).
+double unscale_of(const Problem& problem, const std::string& field);
+// What a checkpoint records of the run beyond the state: the problem's fingerprint and, when it
+// is not 1, the state scale (so that a checkpoint of before the scale reads as scale 1).
+std::vector<std::pair<std::string, double>> checkpoint_params(const Problem& problem);
 
 // The JSON keys every run adds: snapshots, snapshot_wait_s (Snapshots::waited_s), checkpoints, restart.
 void add_io(nlohmann::json& r, const std::vector<std::string>& snapshots, double snapshot_wait_s,

@@ -49,6 +49,7 @@ Simulation::Simulation(const SimulationOptions& o, std::ostream* warnings)
     std::ostringstream ignored;
     problem_ = model.problem(o.params, warnings ? *warnings : ignored);
     const Precision precision = o.precision.value_or(model.precision);
+    problem_->set_state_scale(app::choose_state_scale(*problem_, precision, o.state_scale));
     // The launch as `strata run` chooses it (the wisdom's, unless given or declined).
     EngineOptions eo = o.engine;
     std::ostringstream wisdom_log;  // a corrupt wisdom file's warning
@@ -129,8 +130,8 @@ std::vector<std::string> Simulation::snapshot(const std::string& dir, const std:
     }
     if (format == "h5") {  // a file per frame, and the XDMF series (H5Frames), written here
         if (!series.h5) {
-            series.h5 =
-                std::make_unique<app::H5Frames>(series.io, model().name, spec.grid, model().dims, true);
+            series.h5 = std::make_unique<app::H5Frames>(series.io, model().name, spec.grid, model().dims,
+                                                        true, app::unscale_of(*problem_, spec.field));
             series.field = spec.field;
         } else if (series.field != spec.field) {
             throw UsageError("snapshot: the HDF5 frames in '" + dir + "' are of " + series.field + ", not " +
@@ -143,7 +144,8 @@ std::vector<std::string> Simulation::snapshot(const std::string& dir, const std:
         const std::vector<std::string> files = series.h5->finish(quiet);  // the frames, then the .xmf
         return {files[files.size() - 2], files.back()};
     }
-    const io::FrameSpec frame{"", spec.grid, model().dims, spec.lo, spec.hi};
+    io::FrameSpec frame{"", spec.grid, model().dims, spec.lo, spec.hi};
+    frame.unscale = app::unscale_of(*problem_, spec.field);
     with_precision(precision(), [&]<class T>(std::type_identity<T>) {
         series.snapshots->submit(step(), time(), frame, [&] { return engine_as<T>().snapshot(spec.field); });
     });

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "description/field_buffers.hpp"
+#include "description/state_scale.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
 #include "strata/core/memory.hpp"
@@ -80,13 +81,14 @@ private:
 // The reductions behind a model's observables, over the interior in memory order (k, j, i): the
 // cells this rank owns, combined with the other ranks' (`sub`, null on one rank).
 template <class Observer, class T, std::size_t N>
-Observables observe(const Observer& obs, const std::array<const T*, N>& origin, const Extent& e, Subdomain* sub) {
+Observables observe(const Observer& obs, const std::array<const T*, N>& origin, const Extent& e,
+                    Subdomain* sub, unsigned scaled = 0, double unscale = 1) {
     Reduced r[Observer::count];
     double v[Observer::count];
     int lo[3] = {0, 0, 0}, n[3] = {e.nx, e.ny, e.nz}, at[3] = {0, 0, 0};
     if (sub)
         for (int a = 0; a < 3; ++a) lo[a] = sub->window.own_lo[a], n[a] = sub->window.own_n[a], at[a] = sub->window.offset[a];
-    Cell<T, int(N)> base{origin.data(), e.px(), e.px() * e.py(), 0, 0, 0};
+    Cell<T, int(N)> base{origin.data(), e.px(), e.px() * e.py(), 0, 0, 0, 0, scaled, unscale};
     base.shift = -(std::int64_t(at[2]) * base.plane + std::int64_t(at[1]) * base.pitch + at[0]);
     for (int k = lo[2]; k < lo[2] + n[2]; ++k)
         for (int j = lo[1]; j < lo[1] + n[1]; ++j)
@@ -114,7 +116,9 @@ public:
           extent_(sub_ ? sub_->window.local : problem.extent()),
           dt_(problem.dt()),
           observer_(problem.observer()),
-          points_(sub_ ? localize(problem.points(), sub_->window) : problem.points()),
+          points_(scaled_points(sub_ ? localize(problem.points(), sub_->window) : problem.points(),
+                                problem.state_scale())),
+          scale_(problem.state_scale()),
           buffers_(P::fields) {
         require_host_memory(buffers_.count(false) * extent_.padded_cells() * std::int64_t(sizeof(T)),
                             fields_text(problem.model(), buffers_.count(false), extent_, precision_of<T>()),
@@ -145,17 +149,18 @@ public:
                     for (int j = 0; j < extent_.ny; ++j)
                         for (int i = 0; i < extent_.nx; ++i) {
                             if (!sub_) {
-                                u.at(i, j, k) = T(init(f, i, j, k));
+                                u.at(i, j, k) = T(init(f, i, j, k) * scale_);
                                 continue;
                             }
                             const Window& w = sub_->window;
-                            u.at(i, j, k) = T(init(f, w.global_index(0, i), w.global_index(1, j), w.global_index(2, k)));
+                            u.at(i, j, k) =
+                                T(init(f, w.global_index(0, i), w.global_index(1, j), w.global_index(2, k)) *
+                                  scale_);
                         }
             }
             // Fields whose initial values a model reads from files (a stencil file's file("...")).
-            if constexpr (requires { problem.template initial_values<T>(); })
-                for (auto& [name, values] : problem.template initial_values<T>())
-                    set_field(name, sub_ ? window_of(values, sub_->window) : values);
+            for (auto& [name, values] : initial_file_values<T>(problem))
+                set_field(name, sub_ ? window_of(values, sub_->window) : values);
         }
     }
 
@@ -172,7 +177,7 @@ public:
         std::array<const T*, N> origin;
         for (int f = 0; f < N; ++f) origin[f] = buffers_.current(f).ptr() + extent_.index(0, 0, 0);
         observer_.at(double(step_) * dt_);
-        return observe(observer_, origin, extent_, sub_.get());
+        return observe(observer_, origin, extent_, sub_.get(), scaled_fields(P::fields, scale_), 1 / scale_);
     }
     HostField<T> field(std::string_view name) override {
         HostField<T> u = buffers_.current(buffers_.index(name));
@@ -196,12 +201,9 @@ public:
         return traces_;
     }
     std::vector<double> values(std::string_view name) override {
-        if (name == "traces") {
-            const std::vector<T> t = array(name);
-            return {t.begin(), t.end()};
-        }
-        const std::vector<T> v = interior_values(buffers_.current(buffers_.index(name)));
-        return {v.begin(), v.end()};
+        if (name == "traces") return unscaled(array(name), scale_);
+        const int f = buffers_.index(name);
+        return unscaled(interior_values(buffers_.current(f)), holds_state(buffers_.role(f)) ? scale_ : 1);
     }
     std::unique_ptr<FieldCopy<T>> snapshot(std::string_view name) override {
         return std::make_unique<HostCopy<T>>(buffers_.current(buffers_.index(name)));
@@ -258,6 +260,7 @@ private:
     double dt_;
     typename P::Observer observer_;
     PointFeatures points_;
+    double scale_;  // Problem::state_scale
     FieldBuffers<HostField<T>, N> buffers_;
     std::vector<T> traces_;
     std::int64_t step_ = 0;

@@ -19,6 +19,7 @@
 
 #include "cuda_engines.hpp"
 #include "description/field_buffers.hpp"
+#include "description/state_scale.hpp"
 #include "device_buffer.hpp"
 #include "strata/core/field.hpp"
 #include "strata/core/field_ops.hpp"
@@ -43,15 +44,18 @@ __global__ void fill_interior(T* origin, const DevGrid g, const T value) {
         if (i < g.nx) origin[g.at(i, r % g.ny, r / g.ny)] = value;
 }
 
-// Field f's interior from the model's initial state (Initial: value(f, i, j, k), in double), at
+// Field f's interior from the model's initial state (Initial: value(f, i, j, k), in double) times
+// the state scale (Problem::state_scale), at
 // each cell's place in the whole grid (`w`: where the engine's grid lies in it).
 template <class T, class Initial>
-__global__ void initial_state(T* origin, const DevGrid g, const Initial init, const int f, const Window w) {
+__global__ void initial_state(T* origin, const DevGrid g, const Initial init, const int f, const Window w,
+                              const double scale) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     for (int r = blockIdx.y; r < g.ny * g.nz; r += gridDim.y)
         if (i < g.nx)
             origin[g.at(i, r % g.ny, r / g.ny)] =
-                T(init(f, w.global_index(0, i), w.global_index(1, r % g.ny), w.global_index(2, r / g.ny)));
+                T(init(f, w.global_index(0, i), w.global_index(1, r % g.ny), w.global_index(2, r / g.ny)) *
+                  scale);
 }
 
 // Point sources and receivers (features.hpp), one block after a step's update: thread 0 adds
@@ -248,14 +252,17 @@ public:
         : info_(&problem.model()),
           model_(placed(m, o.subdomain.get())),
           sub_(o.subdomain),
-          strategy_(find_strategy<Model>(problem.model(), o.kernel, sub_ ? sub_->window.local.cells() : problem.extent().cells())),
+          strategy_(find_strategy<Model>(problem.model(), o.kernel,
+                                         sub_ ? sub_->window.local.cells() : problem.extent().cells())),
           knobs_{o.chunk},
           depth_(pick_depth(strategy_, o.depth)),
           use_graphs_(o.graphs),
           snapshot_buffers_(o.snapshot_buffers),
           dt_(problem.dt()),
           observer_(problem.observer()),
-          points_(sub_ ? localize(problem.points(), sub_->window) : problem.points()),
+          points_(scaled_points(sub_ ? localize(problem.points(), sub_->window) : problem.points(),
+                                problem.state_scale())),
+          scale_(problem.state_scale()),
           buffers_(P::fields) {
         check_launch(strategy_, depth_, o);
         const cudaStream_t s = stream_.get();
@@ -297,12 +304,11 @@ public:
                 const DevGrid& g = buffers_.current(f).grid();
                 launch(STRATA_KERNEL(initial_state, T, Initial),
                        dim3(blocks_for(g.nx, 256), std::min(g.ny * g.nz, 65535)), 256, 0, s,
-                       buffers_.current(f).origin(), g, init, f, sub_ ? sub_->window : whole);
+                       buffers_.current(f).origin(), g, init, f, sub_ ? sub_->window : whole, scale_);
             }
             // Fields whose initial values a model reads from files (a stencil file's file("...")).
-            if constexpr (requires { problem.template initial_values<T>(); })
-                for (auto& [name, values] : problem.template initial_values<T>())
-                    set_field(name, sub_ ? window_of(values, sub_->window) : values);
+            for (auto& [name, values] : initial_file_values<T>(problem))
+                set_field(name, sub_ ? window_of(values, sub_->window) : values);
         }
         if (points_.active()) {
             const std::vector<T>* traces = initial ? initial->array("traces") : nullptr;
@@ -397,6 +403,8 @@ public:
     Observables observables() override {
         FieldOrigins<T, N> origins;
         for (int f = 0; f < N; ++f) origins.p[f] = buffers_.current(f).origin();
+        origins.scaled = scaled_fields(P::fields, scale_);
+        origins.unscale = 1 / scale_;
         observer_.at(double(step_) * dt_);
         Reduced r[P::Observer::count];
         const DevGrid& g = buffers_.cur[0].grid();
@@ -437,8 +445,9 @@ public:
         return out;
     }
     std::vector<double> values(std::string_view name) override {
-        const std::vector<T> v = name == "traces" ? array(name) : interior_values(field(name));
-        return {v.begin(), v.end()};
+        if (name == "traces") return unscaled(array(name), scale_);
+        const int f = buffers_.index(name);
+        return unscaled(interior_values(field(name)), holds_state(buffers_.role(f)) ? scale_ : 1);
     }
     FieldView<T> view(std::string_view name) override {
         const DeviceField<T>& u = buffers_.current(buffers_.index(name));
@@ -683,6 +692,7 @@ private:
     double dt_;
     typename P::Observer observer_;
     PointFeatures points_;
+    double scale_;  // Problem::state_scale
     Stream stream_;
     Event start_, stop_;
     Event order_{cudaEventDisableTiming};  // wait_for / signal_to

@@ -57,6 +57,8 @@ __device__ __forceinline__ Partial<K> block_reduce(Partial<K> v) {
 template <class T, int N>
 struct FieldOrigins {
     const T* p[N];
+    unsigned scaled = 0;  // Cell's: the fields stored times the state scale, and its inverse
+    double unscale = 1;
 };
 
 // The cells reduced: a box of the grid (what a rank owns of its window, domain.hpp), and where the
@@ -76,7 +78,8 @@ __global__ void reduce_rows(const DevGrid g, const FieldOrigins<T, N> fields, co
     for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
         const int j = b.lo[1] + int(r % b.n[1]), k = b.lo[2] + int(r / b.n[1]);
         for (int i = b.lo[0] + threadIdx.x; i < b.lo[0] + b.n[0]; i += blockDim.x) {
-            const Cell<T, N> c{fields.p, g.pitch, g.plane, i + b.at[0], j + b.at[1], k + b.at[2], shift};
+            const Cell<T, N> c{fields.p,    g.pitch, g.plane,       i + b.at[0],   j + b.at[1],
+                               k + b.at[2], shift,   fields.scaled, fields.unscale};
             double v[K];
             obs(c, v);
 #pragma unroll

@@ -76,30 +76,29 @@ std::vector<FramePart> parts_of(const FrameSpec& spec, std::function<const T*()>
 
 template <class T>
 std::vector<FramePart> frame_parts(const FrameSpec& spec, std::function<const T*()> values, int threads) {
-    if constexpr (is_half_v<T>) {
-        // 16-bit frames are written as fp32 (VTK has no 16-bit float; every value converts
-        // exactly), converted once by whichever part runs first.
-        struct Converted {
-            std::once_flag once;
-            std::vector<float> v;
-        };
-        auto c = std::make_shared<Converted>();
-        const std::size_t n =
-            std::size_t(spec.grid.nx) * std::size_t(spec.grid.ny) * std::size_t(spec.grid.nz);
-        return parts_of<float>(
-            spec,
-            [c, values, n] {
-                std::call_once(c->once, [&] {
-                    const T* p = values();
-                    c->v.assign(n, 0.0f);
-                    for (std::size_t i = 0; i < n; ++i) c->v[i] = float(p[i]);
-                });
-                return static_cast<const float*>(c->v.data());
-            },
-            threads);
-    } else {
-        return parts_of<T>(spec, std::move(values), threads);
-    }
+    // 16-bit frames are written as fp32 (VTK has no 16-bit float; every value converts exactly),
+    // and values stored times a state scale divided by it (spec.unscale, a power of two: exact),
+    // converted once by whichever part runs first.
+    using Out = std::conditional_t<is_half_v<T>, float, T>;
+    if (!is_half_v<T> && spec.unscale == 1) return parts_of<T>(spec, std::move(values), threads);
+    struct Converted {
+        std::once_flag once;
+        std::vector<Out> v;
+    };
+    auto c = std::make_shared<Converted>();
+    const std::size_t n = std::size_t(spec.grid.nx) * std::size_t(spec.grid.ny) * std::size_t(spec.grid.nz);
+    const Out unscale = Out(spec.unscale);
+    return parts_of<Out>(
+        spec,
+        [c, values, n, unscale] {
+            std::call_once(c->once, [&] {
+                const T* p = values();
+                c->v.assign(n, Out(0));
+                for (std::size_t i = 0; i < n; ++i) c->v[i] = Out(p[i]) * unscale;
+            });
+            return static_cast<const Out*>(c->v.data());
+        },
+        threads);
 }
 
 template <class T>

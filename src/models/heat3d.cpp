@@ -76,6 +76,7 @@ Observables Heat3dProblem::Observer::named(const Reduced (&r)[2], double cells) 
 ModelInfo Heat3dProblem::describe() {
     ModelInfo m;
     m.name = "heat3d";
+    m.linear = true;  // a state scale changes nothing but fp16's range (problem.hpp)
     m.summary = "3D heat diffusion (7-, 19- or 27-point Laplacian)";
     m.help =
         "3D heat equation u_t = kappa lap(u) on a box (the unit cube by default) with Dirichlet 0\n"

@@ -12,6 +12,7 @@
 #include "nccl.hpp"
 #ifdef STRATA_HAVE_CUDA
 #include "cuda/cuda_engines.hpp"
+#include "description/state_scale.hpp"
 #endif
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
@@ -126,9 +127,11 @@ private:
 template <class T>
 class DecomposedEngine final : public TypedEngine<T> {
 public:
-    DecomposedEngine(std::unique_ptr<TypedEngine<T>> local, std::shared_ptr<Subdomain> sub, const ModelInfo& m,
-                     const Extent& global, std::vector<Window> windows, PointFeatures points, bool on_device)
+    DecomposedEngine(std::unique_ptr<TypedEngine<T>> local, std::shared_ptr<Subdomain> sub,
+                     const ModelInfo& m, const Extent& global, std::vector<Window> windows,
+                     PointFeatures points, bool on_device, double scale)
         : on_device_(on_device),
+          scale_(scale),
           local_(std::move(local)),
           sub_(std::move(sub)),
           model_(&m),
@@ -160,12 +163,9 @@ public:
     }
 
     std::vector<double> values(std::string_view name) override {
-        if (name == "traces") {
-            const std::vector<T> t = array(name);
-            return {t.begin(), t.end()};
-        }
-        const std::vector<T> v = interior_values(field(name));
-        return {v.begin(), v.end()};
+        if (name == "traces") return unscaled(array(name), scale_);
+        const bool state = holds_state(model_->fields[std::size_t(model_->field_index(name))].role);
+        return unscaled(interior_values(field(name)), state ? scale_ : 1);
     }
 
     // Every rank's owned cells, gathered on every rank; the ghost layer is the model's boundary.
@@ -281,6 +281,7 @@ private:
     }
 
     bool on_device_;  // a CUDA engine's (else a CPU engine's) halos
+    double scale_;    // Problem::state_scale
     std::unique_ptr<TypedEngine<T>> local_;
     std::shared_ptr<Subdomain> sub_;
     const ModelInfo* model_;
@@ -470,8 +471,9 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     lo.subdomain = std::make_shared<MpiSubdomain>(me, around, halo, d.exchange, nccl);
     lo.subdomain->overlap = d.overlap;
     std::unique_ptr<TypedEngine<T>> local = m.engine<T>()(problem, backend, lo, part ? &*part : nullptr);
-    return std::make_unique<DecomposedEngine<T>>(std::move(local), lo.subdomain, m, global, std::move(windows), points,
-                                                 backend == Backend::cuda);
+    return std::make_unique<DecomposedEngine<T>>(std::move(local), lo.subdomain, m, global,
+                                                 std::move(windows), points, backend == Backend::cuda,
+                                                 problem.state_scale());
 }
 
 template std::unique_ptr<TypedEngine<float>> make_decomposed(const Problem&, Backend, const EngineOptions&,

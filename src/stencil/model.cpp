@@ -59,6 +59,54 @@ void check_sides(const Spec& spec, const Setup& s) {
                          ") cells along every axis, and this one has " + std::to_string(n));
 }
 
+// Whether an expression scales with the state (ModelInfo::linear): its degree in the state
+// fields' values under a scale s > 0, 0 (unchanged: numbers, params, coefficients, ratios and
+// comparisons of scaled values) or 1 (times s), or -1 when it is neither (u * u, u + 1, exp(u)).
+// Conservative: what it cannot show scales (sqrt(u * u)) is -1.
+int degree(const Expr& e, const Spec& spec) {
+    auto zero = [](const Expr& x) { return x.kind == Expr::Kind::number && x.value == 0; };
+    auto both = [&](int a, int b) { return a == b ? a : -1; };
+    switch (e.kind) {
+        case Expr::Kind::number:
+        case Expr::Kind::param:
+        case Expr::Kind::coordinate:
+        case Expr::Kind::grid: return 0;
+        case Expr::Kind::field: {
+            const FieldDef* f = spec.field(e.name);
+            return f && f->coefficient ? 0 : 1;
+        }
+        case Expr::Kind::local: {
+            const Update* let = spec.local(e.name);
+            return let ? degree(*let->value, spec) : -1;
+        }
+        case Expr::Kind::unary: {
+            const int a = degree(*e.args[0], spec);
+            return e.op == "-" ? a : (a == 0 ? 0 : -1);
+        }
+        case Expr::Kind::binary: {
+            const Expr &x = *e.args[0], &y = *e.args[1];
+            const int a = degree(x, spec), b = degree(y, spec);
+            if (a < 0 || b < 0) return -1;
+            if (e.op == "+" || e.op == "-") return zero(x) ? b : zero(y) ? a : both(a, b);
+            if (e.op == "*") return a + b <= 1 ? a + b : -1;
+            if (e.op == "/") return b == 0 ? a : (a == 1 ? 0 : -1);
+            if (e.op == "&&" || e.op == "||") return a == 0 && b == 0 ? 0 : -1;
+            // A comparison keeps its truth when both sides scale alike, or one is 0 (s > 0).
+            return a == b || zero(x) || zero(y) ? 0 : -1;
+        }
+        case Expr::Kind::call: {
+            std::vector<int> d;
+            for (const ExprPtr& a : e.args) d.push_back(degree(*a, spec));
+            if (std::find(d.begin(), d.end(), -1) != d.end()) return -1;
+            if (e.name == "lap") return d.empty() ? -1 : d[0];
+            if (e.name == "abs") return d.size() == 1 ? d[0] : -1;
+            if (e.name == "min" || e.name == "max") return d.size() == 2 ? both(d[0], d[1]) : -1;
+            return std::all_of(d.begin(), d.end(), [](int x) { return x == 0; }) ? 0 : -1;
+        }
+    }
+    return -1;
+}
+
 }  // namespace
 
 StencilProblem::StencilProblem(std::shared_ptr<const Spec> spec, const ModelInfo* info, Setup setup)
@@ -180,6 +228,13 @@ SnapshotSpec StencilProblem::snapshot_spec() const {
             0.0, 1.0};
 }
 
+bool scales_linearly(const Spec& spec) {
+    if (spec.boundary == Boundary::fixed && spec.boundary_value != 0) return false;  // ghosts of V: affine
+    for (const Update& u : spec.updates)
+        if (!u.local && degree(*u.value, spec) != 1) return false;
+    return true;
+}
+
 ModelInfo describe_stencil(const Spec& spec, const std::string& name) {
     ModelInfo m;
     m.name = name;
@@ -193,6 +248,7 @@ ModelInfo describe_stencil(const Spec& spec, const std::string& name) {
              "\nExamples:\n  strata run " + spec.path + " -n 512 --steps 1000\n  strata run " + spec.path +
              " --backend cuda --kernel list\n  strata show " + spec.path + "   # the generated model";
     m.precision = Precision::fp64;
+    m.linear = scales_linearly(spec);
     const std::string side = spec.dims == 2 ? "256" : "64";
     m.params = {
         {"-n", "n", ParamKind::integer, side, "Cells per side (the grid is n^" + std::to_string(spec.dims) + ")"},

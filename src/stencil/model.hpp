@@ -80,6 +80,9 @@ private:
 
 // The options every stencil model takes, and what they set.
 ModelInfo describe_stencil(const Spec& spec, const std::string& name);
+// Whether every update of the file is linear and homogeneous in its fields (ModelInfo::linear):
+// u' = u + c * lap(u) is, u' = u + dt * u * (1 - u) and a `fixed V` boundary with V != 0 are not.
+bool scales_linearly(const Spec& spec);
 Setup stencil_setup(const Spec& spec, const ModelInfo& info, const Params& params);
 // The benchmarks' and checks' problem: the file's params (and --params), a given box.
 Setup stencil_box(const Spec& spec, const ModelInfo& info, const Params& params, int nx, int ny, int nz);

@@ -26,6 +26,9 @@ struct FrameSpec {
     double lo = 0, hi = 1;  // the pictures' fixed value range, so frames compare
     bool vti = true, pictures = true;  // which files (--snapshot-format); at least one
     VtiCompression compression = VtiCompression::none;
+    // What every value is multiplied by as it is written: a field stored times a state scale
+    // (Problem::state_scale) is written as the model's values (a power of two: exact).
+    double unscale = 1;
 };
 
 // A piece of a frame's work for a writer thread; returns the files it completed.

@@ -145,6 +145,7 @@ public:
     static ModelInfo describe() {
         ModelInfo m;
         m.name = "heat2d";
+        m.linear = true;  // a state scale changes nothing but fp16's range (problem.hpp)
         m.summary = "2D heat diffusion (5-point Laplacian), the classic 2D Jacobi benchmark";
         m.help =
             "2D heat equation u_t = kappa lap(u) on the unit square with Dirichlet 0 boundaries,\n"

@@ -204,6 +204,7 @@ public:
     void finish(Engine& e, Report& r, const std::string& dir) const override;
     SnapshotSpec snapshot_spec() const override;
     PointFeatures points() const override;
+    double source_magnitude() const override;
 
     WaveParams params;
     std::vector<float> velocity;          // nx*ny*nz, x fastest
