@@ -486,15 +486,15 @@ void launch_stream3d(const Model& m, const typename Model::Fields& f, const DevG
            dim3(BX, BY), smem, s, m, f, g, planes);
 }
 
-// cached for a cells-only model: 32 x BY threads, each with its cell in ZC planes (3D: a block
-// covers 32 x BY x ZC cells) or rows (2D: 32 x BY ZC).
-template <class Model, int BY, int ZC>
+// cached for a cells-only model: 32 x BY threads, each with V cells of its row in ZC planes (3D:
+// a block covers 32 V x BY x ZC cells) or rows (2D: 32 V x BY ZC).
+template <class Model, int BY, int ZC, int V>
 void launch_cells_cached(const Model& m, const typename Model::Fields& f, const DevGrid& g,
                          const LaunchKnobs&, cudaStream_t s) {
     const dim3 grid = Model::dims == 3
-                          ? dim3(blocks_for(g.nx, 32), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC))
-                          : dim3(blocks_for(g.nx, 32), blocks_for(g.span(g.ny), BY * ZC));
-    launch(STRATA_KERNEL(cells_cached, Model, BY, ZC), grid, dim3(32, BY), 0, s, m, f, g);
+                          ? dim3(blocks_for(g.nx, 32 * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC))
+                          : dim3(blocks_for(g.nx, 32 * V), blocks_for(g.span(g.ny), BY * ZC));
+    launch(STRATA_KERNEL(cells_cached, Model, BY, ZC, V), grid, dim3(32, BY), 0, s, m, f, g);
 }
 
 // The strategies of a cells-only model (model.hpp): naive; smem where its tiles fit the static
@@ -515,10 +515,17 @@ std::vector<Strategy<Model>> cell_strategies() {
         if constexpr (stream_fits<Model>())
             out.push_back({std::string(kStrategiesCells3d[2].name), launch_stream3d<Model, 32, 16, 2>, true});
     }
-    if constexpr (cached_fits<Model>())
+    // At 16 bits a thread takes two cells of its row (in half the planes or rows: as many cells), so
+    // that the indices, shuffles and loads of a row's window serve two cells; at fp32 and fp64 one.
+    // On an H100 (docs/runs/143, two against one, GCells/s): bf16 aniso9-2d 485 / 376, 3D
+    // Gray-Scott 187 / 160, rd-coef2d 151 / 138, variable-wave 158 / 159, apf3d 145 / 153; fp32
+    // 0-4% slower, fp64 7-24% slower (their windows' registers).
+    if constexpr (cached_fits<Model>()) {
+        using T = typename Model::value_type;
+        constexpr int V = sizeof(T) == 2 ? 2 : 1, ZC = cached_planes<Model, T>();
         out.push_back({std::string(kStrategiesCells3d[3].name),
-                       launch_cells_cached<Model, 8, cached_planes<Model, typename Model::value_type>()>,
-                       false});
+                       launch_cells_cached<Model, 8, (V > 1 && ZC > 1 ? ZC / V : ZC), V>, false});
+    }
     // temporal2d's shapes: fp32 16 x 16 threads, fp64 32 x 16, 4 rows each; two blocks per SM
     // for one neighbourhood field, one for two (twice the shared memory) or, in fp64, with
     // pointwise fields or coefficients (the registers of two blocks of 512 threads are 64 each:

@@ -513,10 +513,10 @@ __global__ void __launch_bounds__(BX* BY)
 }
 
 // cached for a cells-only model, 2D and 3D: the grid swept in memory order, like a copy (cached3d's
-// pattern), for an update that reads its neighbourhood cell by cell. A warp is 32 consecutive cells
-// of a row; a thread owns its cell in ZC consecutive planes (3D) or rows (2D) and keeps in
+// pattern), for an update that reads its neighbourhood cell by cell. A warp is 32 V consecutive
+// cells of a row; a thread owns its V cells in ZC consecutive planes (3D) or rows (2D) and keeps in
 // registers, per neighbourhood field, the window of its row that the radius R spans: the cells
-// x-R .. x+R of the planes (rows) z-R .. z+ZC-1+R. Its own cells are loaded first, all at once,
+// x-R .. x+V-1+R of the planes (rows) z-R .. z+ZC-1+R. Its own cells are loaded first, all at once,
 // so that they are in flight together, with their pointwise values; the others come from the lanes
 // beside it by a shuffle (the warp's end lanes read theirs). Every offset in that window (in 2D all
 // of them; in 3D those in the thread's row) is then a register; in 3D the other rows come through
@@ -533,11 +533,11 @@ __global__ void __launch_bounds__(BX* BY)
 // in fp64; 3D Aliev-Panfilov 134 -> 140 (fp32) and 122 -> 155 (bf16); files without pointwise
 // fields unchanged. The other rows of 3D stay where the update reads them: loaded a plane ahead
 // too, their registers cost more than the latency they hid (3D Gray-Scott 148 -> 131, run 130).
-template <class Model, int BY, int ZC, bool Interior>
+template <class Model, int BY, int ZC, int V, bool Interior>
 __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typename Model::Fields& f,
                                                    const DevGrid& g, int x, int y, int s0, int s_end) {
     using T = typename Model::value_type;
-    constexpr int R = Model::radius, H = hoods<Model>(), Q = ZC + 2 * R, W = 2 * R + 1;
+    constexpr int R = Model::radius, H = hoods<Model>(), Q = ZC + 2 * R, W = 2 * R + V;
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>(), three = Model::dims == 3;
     const int lane = threadIdx.x;
     // The cell (x, y (3D), the slow axis) as the boundary reads it.
@@ -553,54 +553,67 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
     T w[H][Q][W];
 #pragma unroll
     for (int q = 0; q < Q; ++q) {
-        const std::int64_t own = index(x, y, s0 - R + q);
 #pragma unroll
-        for (int h = 0; h < H; ++h) w[h][q][R] = hood_in<Model>(f, h)[own];
+        for (int v = 0; v < V; ++v) {
+            const std::int64_t own = index(x + v, y, s0 - R + q);
+#pragma unroll
+            for (int h = 0; h < H; ++h) w[h][q][R + v] = hood_in<Model>(f, h)[own];
+        }
     }
     // (One plane: no store before its load, which stays where the update takes it: loaded with the
     // window, variable-wave in fp64 ran at 67.7 GCells/s against 71.0.)
-    typename Model::Point p[ZC];
+    typename Model::Point p[ZC][V];
     if constexpr (ZC > 1)
 #pragma unroll
         for (int k = 0; k < ZC; ++k)
-            if (active && s0 + k < s_end)
-                p[k] = m.load_point(f, three ? g.at(x, y, s0 + k) : g.at(x, s0 + k));
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                if (active && s0 + k < s_end && x + v < g.nx)
+                    p[k][v] = m.load_point(f, three ? g.at(x + v, y, s0 + k) : g.at(x + v, s0 + k));
+    // The window's other cells, x - R .. x - 1 and x + V .. x + V - 1 + R: cell x + o is lane
+    // lane + floor(o / V)'s own cell o mod V (a shuffle), or past the warp's ends a load.
 #pragma unroll
     for (int h = 0; h < H; ++h)
 #pragma unroll
         for (int q = 0; q < Q; ++q)
 #pragma unroll
-            for (int d = 1; d <= R; ++d) {
-                T left = shfl_up(w[h][q][R], d), right = shfl_down(w[h][q][R], d);
-                if (lane < d) left = hood_in<Model>(f, h)[index(x - d, y, s0 - R + q)];
-                if (lane >= 32 - d) right = hood_in<Model>(f, h)[index(x + d, y, s0 - R + q)];
-                w[h][q][R - d] = left, w[h][q][R + d] = right;
+            for (int o = -R; o < V + R; ++o) {
+                if (o >= 0 && o < V) continue;
+                const int d = o < 0 ? (-o + V - 1) / V : o / V;  // lanes away
+                const int sub = o < 0 ? o + d * V : o - d * V;
+                T got = o < 0 ? shfl_up(w[h][q][R + sub], d) : shfl_down(w[h][q][R + sub], d);
+                if (o < 0 ? lane < d : lane >= 32 - d) got = hood_in<Model>(f, h)[index(x + o, y, s0 - R + q)];
+                w[h][q][R + o] = got;
             }
     if (!active) return;  // (after the last shuffle)
 #pragma unroll
     for (int k = 0; k < ZC; ++k) {
         const int s = s0 + k;
         if (s >= s_end) break;
-        const std::int64_t c = three ? g.at(x, y, s) : g.at(x, s);
-        if constexpr (three) {
-            auto at = [&](int h, int di, int dj, int dk) {
-                if (dj == 0) return w[h][k + R + dk][R + di];
-                if constexpr (Interior) return hood_in<Model>(f, h)[c + di + dj * g.pitch + dk * g.plane];
-                return hood_in<Model>(f, h)[index(x + di, y + dj, s + dk)];
-            };
-            m.store(neighbourhood<Model>(at), ZC > 1 ? p[k] : m.load_point(f, c), f, c);
-        } else {
-            auto at = [&](int h, int di, int dj) { return w[h][k + R + dj][R + di]; };
-            m.store(neighbourhood<Model>(at), ZC > 1 ? p[k] : m.load_point(f, c), f, c);
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            if (v > 0 && x + v >= g.nx) break;
+            const std::int64_t c = three ? g.at(x + v, y, s) : g.at(x + v, s);
+            if constexpr (three) {
+                auto at = [&](int h, int di, int dj, int dk) {
+                    if (dj == 0) return w[h][k + R + dk][R + v + di];
+                    if constexpr (Interior) return hood_in<Model>(f, h)[c + di + dj * g.pitch + dk * g.plane];
+                    return hood_in<Model>(f, h)[index(x + v + di, y + dj, s + dk)];
+                };
+                m.store(neighbourhood<Model>(at), ZC > 1 ? p[k][v] : m.load_point(f, c), f, c);
+            } else {
+                auto at = [&](int h, int di, int dj) { return w[h][k + R + dj][R + v + di]; };
+                m.store(neighbourhood<Model>(at), ZC > 1 ? p[k][v] : m.load_point(f, c), f, c);
+            }
         }
     }
 }
-template <class Model, int BY, int ZC>
+template <class Model, int BY, int ZC, int V>
 __global__ void __launch_bounds__(32 * BY)
     cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
     constexpr int R = Model::radius;
     constexpr bool three = Model::dims == 3;
-    const int x = blockIdx.x * 32 + threadIdx.x;
+    const int x = (blockIdx.x * 32 + threadIdx.x) * V;
     const int y = three ? blockIdx.y * BY + threadIdx.y : 0;  // 3D: the thread's row
     // The thread's first plane (3D) or row (2D), and the end of the launch's span of them.
     const int s0 = g.lo + (three ? blockIdx.z * ZC : (blockIdx.y * BY + threadIdx.y) * ZC);
@@ -610,13 +623,13 @@ __global__ void __launch_bounds__(32 * BY)
     // loads together (a choice per load kept them apart: a 27-point box ran at half the rate).
     const int bs0 = g.lo + (three ? blockIdx.z * ZC : blockIdx.y * BY * ZC),
               bs1 = bs0 + (three ? ZC : BY * ZC);
-    const bool interior = int(blockIdx.x) * 32 >= R && int(blockIdx.x + 1) * 32 + R <= g.nx && bs0 >= R &&
+    const bool interior = int(blockIdx.x) * 32 * V >= R && int(blockIdx.x + 1) * 32 * V + R <= g.nx && bs0 >= R &&
                           bs1 + R <= (three ? g.nz : g.ny) &&
                           (!three || (int(blockIdx.y) * BY >= R && int(blockIdx.y + 1) * BY + R <= g.ny));
     if (interior)
-        cells_cached_sweep<Model, BY, ZC, true>(m, f, g, x, y, s0, s_end);
+        cells_cached_sweep<Model, BY, ZC, V, true>(m, f, g, x, y, s0, s_end);
     else
-        cells_cached_sweep<Model, BY, ZC, false>(m, f, g, x, y, s0, s_end);
+        cells_cached_sweep<Model, BY, ZC, V, false>(m, f, g, x, y, s0, s_end);
 }
 
 // tma: async's sweep with its loads on the Tensor Memory Accelerator, warp-specialized (CudaDMA's

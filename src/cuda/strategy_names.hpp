@@ -57,8 +57,8 @@ inline constexpr std::array<StrategyDoc, 5> kStrategiesCells3d{{
      "cp.async copies 2 ahead",
      true},
     {"cached",
-     "in memory order like a copy: a warp per row of 32 cells, up to 8 planes (rows) per thread, "
-     "its row's neighbours in registers, the others (3D) from L1/L2"},
+     "in memory order like a copy: a warp per row of 32 cells (64 at 16 bits), up to 8 planes (rows) "
+     "per thread, its row's neighbours in registers, the others (3D) from L1/L2"},
     {"temporal",
      "--depth K steps per pass (1 to 4): 64x16 overlapped tiles stream along z, K levels pipelined, each "
      "level's last three planes in shared memory (radius 1, at most two neighbourhood fields)",
