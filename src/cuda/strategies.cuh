@@ -519,12 +519,16 @@ std::vector<Strategy<Model>> cell_strategies() {
     // that the indices, shuffles and loads of a row's window serve two cells; at fp32 and fp64 one.
     // On an H100 (docs/runs/143, two against one, GCells/s): bf16 aniso9-2d 485 / 376, 3D
     // Gray-Scott 187 / 160, rd-coef2d 151 / 138, variable-wave 158 / 159, apf3d 145 / 153; fp32
-    // 0-4% slower, fp64 7-24% slower (their windows' registers).
+    // 0-4% slower, fp64 7-24% slower (their windows' registers). Blocks of 4 rows at fp32 and
+    // fp64, 8 at 16 bits (run 148, fp32 / fp64 against 8 rows: 3D Gray-Scott 154 / 85 against 138
+    // / 84, rd-coef2d 144 / - against 129, variable-wave 123 / 68 against 120 / 66, aniso9-2d 320
+    // against 314, apf3d 142 / 83 against 145 / 79; 16 rows lost everywhere; 4 rows at 16 bits
+    // not measured yet).
     if constexpr (cached_fits<Model>()) {
         using T = typename Model::value_type;
-        constexpr int V = sizeof(T) == 2 ? 2 : 1, ZC = cached_planes<Model, T>();
+        constexpr int V = sizeof(T) == 2 ? 2 : 1, BY = sizeof(T) == 2 ? 8 : 4, ZC = cached_planes<Model, T>();
         out.push_back({std::string(kStrategiesCells3d[3].name),
-                       launch_cells_cached<Model, 8, (V > 1 && ZC > 1 ? ZC / V : ZC), V>, false});
+                       launch_cells_cached<Model, BY, (V > 1 && ZC > 1 ? ZC / V : ZC), V>, false});
     }
     // temporal2d's shapes: fp32 16 x 16 threads, fp64 32 x 16, 4 rows each; two blocks per SM
     // for one neighbourhood field, one for two (twice the shared memory) or, in fp64, with
