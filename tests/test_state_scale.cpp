@@ -157,8 +157,8 @@ TEST(StateScale, Fp16WaveKeepsItsTracesOnlyScaled) {
     EXPECT_GT(plain, 4 * scaled) << "fp16 without the scale: " << plain << " against " << scaled;
 }
 
-// A checkpoint records the scale; a restart at another is an error naming the fix, and at the
-// same continues bit for bit.
+// A checkpoint records the scale; a restart takes it when the run's is chosen (auto), a given one
+// that differs is an error naming the fix, and the same continues bit for bit.
 TEST(StateScale, CheckpointKeepsTheScaleAndARestartMustMatchIt) {
     const fs::path path = fs::temp_directory_path() / "strata-scale.ck";
     SimulationOptions o = heat(Precision::fp32, "1024");
@@ -171,6 +171,12 @@ TEST(StateScale, CheckpointKeepsTheScaleAndARestartMustMatchIt) {
     Simulation rest(again);
     rest.advance(18);
     expect_bitwise(whole.engine().values("u"), rest.engine().values("u"), "restarted");
+    again.state_scale = "auto";  // fp32: auto would be 1; the checkpoint's 1024 is taken
+    Simulation taken(again);
+    EXPECT_EQ(taken.state_scale(), 1024);
+    taken.advance(18);
+    expect_bitwise(whole.engine().values("u"), taken.engine().values("u"),
+                   "restarted at the checkpoint's scale");
     again.state_scale = "none";
     try {
         Simulation other(again);

@@ -202,7 +202,7 @@ void report_writes(Report& r, const std::string& label, const std::string& memor
 }
 
 template <class T>
-nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostream& out) {
+nlohmann::json run_typed(const RunOptions& o, Problem& problem, std::ostream& out) {
     const ModelInfo& model = problem.model();
     // Every rank runs this, in step with the others; rank 0 alone prints and writes files.
     const bool root = dist::rank() == 0;
@@ -217,8 +217,8 @@ nlohmann::json run_typed(const RunOptions& o, const Problem& problem, std::ostre
     const Precision precision = precision_of<T>();
     // A restart continues the same schedule: the run still ends at problem.steps().
     // Over ranks an HDF5 checkpoint is read in parts: each rank its own cells (app::checkpoint_state).
-    const std::optional<io::Checkpoint> restart =
-        app::open_restart(io, problem, precision, app::parts_of_restart(io.restart_path, dist::size()));
+    const std::optional<io::Checkpoint> restart = app::open_restart(
+        io, problem, precision, app::parts_of_restart(io.restart_path, dist::size()), o.state_scale);
     const std::int64_t first = restart ? restart->header.step : 0, last = problem.steps();
     const std::int64_t snapshot_every = io.snapshot_every > 0 ? io.snapshot_every : problem.snapshot_every();
     const SnapshotSpec spec = problem.snapshot_spec();

@@ -165,8 +165,8 @@ io::Checkpoint read_restart(const std::string& path, const std::string& model, P
     return c;
 }
 
-std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& problem, Precision precision,
-                                           bool parts) {
+std::optional<io::Checkpoint> open_restart(const IoOptions& o, Problem& problem, Precision precision,
+                                           bool parts, const std::string& state_scale) {
     if (o.restart_path.empty()) return std::nullopt;
     const ModelInfo& m = problem.model();
     io::Checkpoint c = read_restart(o.restart_path, m.name, precision, problem.extent(), parts);
@@ -175,6 +175,7 @@ std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& pr
     double scale = 1;
     for (const auto& [name, value] : c.header.params)
         if (name == "state_scale") scale = value;
+    if (state_scale.empty() || state_scale == "auto") problem.set_state_scale(scale);
     if (scale != problem.state_scale()) {
         char buf[512];
         std::snprintf(buf, sizeof buf,

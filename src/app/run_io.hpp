@@ -206,9 +206,11 @@ io::Checkpoint read_restart(const std::string& path, const std::string& model, P
 // The checkpoint a run restarts from (none without --restart): read_restart's checks, each of the
 // problem's fingerprint the same bitwise as the run's, and a step not past its last (a restart
 // continues to the same last step as the uninterrupted run, or further). `parts`: over several
-// ranks, an HDF5 checkpoint is read rank by rank, each its own cells (parts_of_restart).
-std::optional<io::Checkpoint> open_restart(const IoOptions& o, const Problem& problem, Precision precision,
-                                           bool parts = false);
+// ranks, an HDF5 checkpoint is read rank by rank, each its own cells (parts_of_restart). The
+// state scale: the checkpoint's stored values are at its own, which the problem takes when the
+// run's was chosen (`state_scale` auto or empty); one given that differs is an error.
+std::optional<io::Checkpoint> open_restart(const IoOptions& o, Problem& problem, Precision precision,
+                                           bool parts = false, const std::string& state_scale = "auto");
 // Whether a run of `ranks` processes reads the checkpoint `path` in parts: HDF5, over ranks.
 bool parts_of_restart(const std::string& path, int ranks);
 // Throws UsageError naming the parameter when the checkpoint's differs (bitwise) from the run's.

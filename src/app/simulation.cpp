@@ -26,12 +26,13 @@ struct Simulation::Writers {
 namespace {
 
 template <class T>
-std::unique_ptr<Engine> make(const Problem& problem, const SimulationOptions& o, const EngineOptions& eo) {
+std::unique_ptr<Engine> make(Problem& problem, const SimulationOptions& o, const EngineOptions& eo) {
     std::optional<State<T>> init;
     if (!o.restart.empty()) {
         IoOptions io;
         io.restart_path = o.restart;
-        const std::optional<io::Checkpoint> c = app::open_restart(io, problem, precision_of<T>());
+        const std::optional<io::Checkpoint> c =
+            app::open_restart(io, problem, precision_of<T>(), false, o.state_scale);
         init = app::checkpoint_state<T>(*c, problem.model(), o.restart);
     }
     return make_engine<T>(problem, o.backend, eo, init ? &*init : nullptr);

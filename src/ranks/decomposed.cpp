@@ -12,8 +12,8 @@
 #include "nccl.hpp"
 #ifdef STRATA_HAVE_CUDA
 #include "cuda/cuda_engines.hpp"
-#include "description/state_scale.hpp"
 #endif
+#include "description/state_scale.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
 
