@@ -203,7 +203,7 @@ public:
             py::gil_scoped_release nogil;
             u = sim_->engine_as<T>().field(name);
         }
-        const double unscale = app_unscale(name);
+        const double unscale = sim_->problem().unscale(name);
         const Extent& e = u.extent;
         if constexpr (std::is_same_v<T, f16>)
             if (unscale == 1) {
@@ -237,7 +237,7 @@ public:
         check_shape(name, std::vector<std::int64_t>(a.shape(), a.shape() + a.ndim()));
         const Extent e = sim_->problem().extent();
         TypedEngine<T>& engine = sim_->engine_as<T>();
-        const In scale = In(1 / app_unscale(name));
+        const In scale = In(1 / sim_->problem().unscale(name));
         py::gil_scoped_release nogil;
         if constexpr (!is_half_v<T>)
             if (scale == 1) return engine.copy_in(name, a.data(), e.nx, std::int64_t(e.nx) * e.ny);
@@ -318,11 +318,6 @@ public:
     std::string warnings_;
 
 private:
-    // What a field's stored values are multiplied by to give the model's (Simulation::state_scale).
-    double app_unscale(const std::string& name) const {
-        const ModelInfo& m = sim_->model();
-        return holds_state(m.fields[std::size_t(m.field_index(name))].role) ? 1 / sim_->state_scale() : 1;
-    }
     std::vector<std::int64_t> shape(const Extent& e) const {
         if (e.dims == 3) return {e.nz, e.ny, e.nx};
         return {e.ny, e.nx};

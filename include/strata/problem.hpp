@@ -98,6 +98,9 @@ public:
     // gives the same solution scaled.
     double state_scale() const { return state_scale_; }
     void set_state_scale(double s) { state_scale_ = s; }
+    // What `field`'s stored values are multiplied by to give the model's: 1 / the state scale for
+    // a field that holds state, 1 for a coefficient (never scaled). Error for an unknown field.
+    double unscale(const std::string& field) const;
     // The process grid the model's own options ask for (apf's -x, -y and -k); none: --decomp or
     // the default slabs.
     virtual std::optional<Decomposition> decomposition() const { return std::nullopt; }

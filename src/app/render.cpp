@@ -27,9 +27,7 @@ bool is_checkpoint(const std::string& path) {
 // times it (its param state_scale; absent: 1).
 template <class T>
 std::vector<double> checkpoint_values(const io::Checkpoint& c) {
-    double scale = 1;
-    for (const auto& [name, value] : c.header.params)
-        if (name == "state_scale") scale = value;
+    const double scale = c.header.state_scale();
     const std::vector<char>& raw = c.interiors.at(0);
     std::vector<double> v(raw.size() / sizeof(T));
     for (std::size_t i = 0; i < v.size(); ++i) {

@@ -228,7 +228,7 @@ nlohmann::json run_typed(const RunOptions& o, Problem& problem, std::ostream& ou
     app::Snapshots snapshots(io, root && !h5_frames ? snapshot_every : 0, model.name);
     std::optional<app::H5Frames> h5;
     if (h5_frames && snapshot_every > 0)
-        h5.emplace(io, model.name, spec.grid, model.dims, root, app::unscale_of(problem, spec.field));
+        h5.emplace(io, model.name, spec.grid, model.dims, root, problem.unscale(spec.field));
     EngineOptions eo{o.kernel, o.graphs, o.chunk, o.depth,
                      snapshots.buffers(extent.cells() * std::int64_t(sizeof(T))),
                      snapshot_every > 0 ? spec.field : std::string()};
@@ -284,7 +284,7 @@ nlohmann::json run_typed(const RunOptions& o, Problem& problem, std::ostream& ou
     for (const ModelHook& h : problem.hooks())
         hooks.push_back({h.every, true, [&, run = h.run](std::int64_t step) { run(*engine, out, step); }});
     io::FrameSpec frame{"", spec.grid, model.dims, spec.lo, spec.hi};
-    frame.unscale = app::unscale_of(problem, spec.field);
+    frame.unscale = problem.unscale(spec.field);
     hooks.push_back({snapshot_every, false, [&](std::int64_t step) {
                          if (h5) {
                              frame_cost.time([&] {

@@ -172,9 +172,7 @@ std::optional<io::Checkpoint> open_restart(const IoOptions& o, Problem& problem,
     io::Checkpoint c = read_restart(o.restart_path, m.name, precision, problem.extent(), parts);
     for (const auto& [name, value] : problem.fingerprint()) require_same_param(c, o.restart_path, name, value);
     // The values are stored times the scale: a run at another would read them as other values.
-    double scale = 1;
-    for (const auto& [name, value] : c.header.params)
-        if (name == "state_scale") scale = value;
+    const double scale = c.header.state_scale();
     if (state_scale.empty() || state_scale == "auto") problem.set_state_scale(scale);
     if (scale != problem.state_scale()) {
         char buf[512];
@@ -345,11 +343,6 @@ double choose_state_scale(const Problem& problem, Precision precision, const std
             "'s update is not linear in its state, so a scaled state would advance to another solution "
             "(heat2d, heat3d, wave3d and the stencil files whose updates are linear take a scale)");
     return s;
-}
-
-double unscale_of(const Problem& problem, const std::string& field) {
-    const ModelInfo& m = problem.model();
-    return holds_state(m.fields[std::size_t(m.field_index(field))].role) ? 1 / problem.state_scale() : 1;
 }
 
 std::vector<std::pair<std::string, double>> checkpoint_params(const Problem& problem) {

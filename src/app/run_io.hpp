@@ -155,7 +155,7 @@ private:
 // the ranks together (no writer threads).
 class H5Frames {
 public:
-    // `unscale`: the field's values are stored times a state scale; its inverse (unscale_of).
+    // `unscale`: the field's values are stored times a state scale; its inverse (Problem::unscale).
     H5Frames(const IoOptions& o, const std::string& series, const io::VtiGrid& grid, int dims, bool root,
              double unscale = 1);
     // Writes a frame (every rank its own part); returns its file and the bytes of values this
@@ -239,9 +239,6 @@ std::uintmax_t write_state(const std::string& path, const Problem& problem, Type
 // 1; a power of two ("1024", "2^10", "2^-8") is taken as it is. UsageError for anything else,
 // or for a scale other than 1 on a model whose update is not linear in its state (apf).
 double choose_state_scale(const Problem& problem, Precision precision, const std::string& given);
-// What a snapshot of `field` multiplies its stored values by: 1 / the state scale for a field that
-// holds state, 1 for a coefficient (never scaled).
-double unscale_of(const Problem& problem, const std::string& field);
 // What a checkpoint records of the run beyond the state: the problem's fingerprint and, when it
 // is not 1, the state scale (so that a checkpoint of before the scale reads as scale 1).
 std::vector<std::pair<std::string, double>> checkpoint_params(const Problem& problem);

@@ -132,7 +132,7 @@ std::vector<std::string> Simulation::snapshot(const std::string& dir, const std:
     if (format == "h5") {  // a file per frame, and the XDMF series (H5Frames), written here
         if (!series.h5) {
             series.h5 = std::make_unique<app::H5Frames>(series.io, model().name, spec.grid, model().dims,
-                                                        true, app::unscale_of(*problem_, spec.field));
+                                                        true, problem_->unscale(spec.field));
             series.field = spec.field;
         } else if (series.field != spec.field) {
             throw UsageError("snapshot: the HDF5 frames in '" + dir + "' are of " + series.field + ", not " +
@@ -146,7 +146,7 @@ std::vector<std::string> Simulation::snapshot(const std::string& dir, const std:
         return {files[files.size() - 2], files.back()};
     }
     io::FrameSpec frame{"", spec.grid, model().dims, spec.lo, spec.hi};
-    frame.unscale = app::unscale_of(*problem_, spec.field);
+    frame.unscale = problem_->unscale(spec.field);
     with_precision(precision(), [&]<class T>(std::type_identity<T>) {
         series.snapshots->submit(step(), time(), frame, [&] { return engine_as<T>().snapshot(spec.field); });
     });

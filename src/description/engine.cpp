@@ -8,8 +8,14 @@
 #include "field_buffers.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
+#include "strata/problem.hpp"
 
 namespace strata {
+
+double Problem::unscale(const std::string& field) const {
+    const ModelInfo& m = model();
+    return holds_state(m.fields[std::size_t(m.field_index(field))].role) ? 1 / state_scale_ : 1;
+}
 
 double Observables::operator[](std::string_view name) const {
     for (const auto& [n, v] : values_)

@@ -110,6 +110,12 @@ double CheckpointHeader::param(const std::string& name, const std::string& file)
     throw UsageError("checkpoint '" + file + "' lacks the " + model + " parameter '" + name + "'");
 }
 
+double CheckpointHeader::state_scale() const {
+    for (const auto& [n, v] : params)
+        if (n == "state_scale") return v;
+    return 1;
+}
+
 template <class T>
 HostField<T> Checkpoint::field(std::size_t i) const {
     if (header.precision != precision_of<T>())

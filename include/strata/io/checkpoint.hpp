@@ -36,6 +36,9 @@ struct CheckpointHeader {
     bool plausible() const;
     // The parameter called `name`; UsageError naming `file` when absent.
     double param(const std::string& name, const std::string& file) const;
+    // What the state fields are stored times (the param state_scale; 1 where absent, as in
+    // checkpoints written before it).
+    double state_scale() const;
 };
 
 struct Checkpoint {
