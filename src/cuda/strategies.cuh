@@ -487,14 +487,14 @@ void launch_stream3d(const Model& m, const typename Model::Fields& f, const DevG
 }
 
 // cached for a cells-only model: 32 x BY threads, each with V cells of its row in ZC planes (3D:
-// a block covers 32 V x BY x ZC cells) or rows (2D: 32 V x BY ZC).
-template <class Model, int BY, int ZC, int V>
+// a block covers 32 V x BY x ZC cells) or rows (2D: 32 V x BY ZC), at least MB blocks an SM.
+template <class Model, int BY, int ZC, int V, int MB>
 void launch_cells_cached(const Model& m, const typename Model::Fields& f, const DevGrid& g,
                          const LaunchKnobs&, cudaStream_t s) {
     const dim3 grid = Model::dims == 3
                           ? dim3(blocks_for(g.nx, 32 * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC))
                           : dim3(blocks_for(g.nx, 32 * V), blocks_for(g.span(g.ny), BY * ZC));
-    launch(STRATA_KERNEL(cells_cached, Model, BY, ZC, V), grid, dim3(32, BY), 0, s, m, f, g);
+    launch(STRATA_KERNEL(cells_cached, Model, BY, ZC, V, MB), grid, dim3(32, BY), 0, s, m, f, g);
 }
 
 // The strategies of a cells-only model (model.hpp): naive; smem where its tiles fit the static
@@ -519,16 +519,23 @@ std::vector<Strategy<Model>> cell_strategies() {
     // that the indices, shuffles and loads of a row's window serve two cells; at fp32 and fp64 one.
     // On an H100 (docs/runs/143, two against one, GCells/s): bf16 aniso9-2d 485 / 376, 3D
     // Gray-Scott 187 / 160, rd-coef2d 151 / 138, variable-wave 158 / 159, apf3d 145 / 153; fp32
-    // 0-4% slower, fp64 7-24% slower (their windows' registers). Blocks of 4 rows at fp32 and
-    // fp64, 8 at 16 bits (run 148, fp32 / fp64 against 8 rows: 3D Gray-Scott 154 / 85 against 138
-    // / 84, rd-coef2d 144 / - against 129, variable-wave 123 / 68 against 120 / 66, aniso9-2d 320
-    // against 314, apf3d 142 / 83 against 145 / 79; 16 rows lost everywhere; 4 rows at 16 bits
-    // not measured yet).
+    // 0-4% slower, fp64 7-24% slower (their windows' registers).
+    // Blocks of 4 rows, and at fp32 and 16 bits launch bounds asking for 8 of them an SM (32 warps,
+    // so at most 64 registers a thread): these kernels wait on their loads (3D Gray-Scott fp32:
+    // 67.6% DRAM, 57.6% SM), and the warps an SM holds are what hides it. apf3d at bf16 took 86
+    // registers, 2 blocks of 8 rows (16 warps) an SM, and ran at fp32's rate where fp16 (79, 3
+    // blocks) was 39% faster. On an H100 (docs/runs/151-152, GCells/s, against 8 rows at 16 bits
+    // and no bound): bf16 3D Gray-Scott 211 / 190, rd-coef2d 179 / 154, variable-wave 178 / 158,
+    // apf3d 206 / 145, aniso9-2d 482 / 483 (fp16 alike, aniso9-2d 484 / 492); fp32 aniso9-2d 340 /
+    // 321, apf3d 156 / 142, rd-coef2d 148 / 144, 3D Gray-Scott 150.5 / 153, variable-wave 121 / 123.
+    // fp64 keeps no bound: 32 x 4 with 4 blocks asked lost 3-4% on every file (its doubles need
+    // the registers). 16 rows lost 4-27% everywhere (run 148).
     if constexpr (cached_fits<Model>()) {
         using T = typename Model::value_type;
-        constexpr int V = sizeof(T) == 2 ? 2 : 1, BY = sizeof(T) == 2 ? 8 : 4, ZC = cached_planes<Model, T>();
+        constexpr int V = sizeof(T) == 2 ? 2 : 1, BY = 4, ZC = cached_planes<Model, T>();
+        constexpr int MB = sizeof(T) == 8 ? 1 : 1024 / (32 * BY);
         out.push_back({std::string(kStrategiesCells3d[3].name),
-                       launch_cells_cached<Model, BY, (V > 1 && ZC > 1 ? ZC / V : ZC), V>, false});
+                       launch_cells_cached<Model, BY, (V > 1 && ZC > 1 ? ZC / V : ZC), V, MB>, false});
     }
     // temporal2d's shapes: fp32 16 x 16 threads, fp64 32 x 16, 4 rows each; two blocks per SM
     // for one neighbourhood field, one for two (twice the shared memory) or, in fp64, with

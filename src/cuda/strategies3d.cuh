@@ -608,8 +608,8 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
         }
     }
 }
-template <class Model, int BY, int ZC, int V>
-__global__ void __launch_bounds__(32 * BY)
+template <class Model, int BY, int ZC, int V, int MB>
+__global__ void __launch_bounds__(32 * BY, MB)
     cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
     constexpr int R = Model::radius;
     constexpr bool three = Model::dims == 3;
