@@ -668,7 +668,11 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
     EXPECT_NE(third.err.find("does not load"), std::string::npos) << third.err;
     EXPECT_NE(third.err.find("compiling"), std::string::npos) << third.err;
 #ifdef STRATA_HAVE_CUDA
-    // A damaged cubin (one byte changed, the size kept) is compiled again too, not loaded.
+    // A damaged cubin (one byte changed, the size kept) is compiled again too, not loaded. (With the
+    // CUDA engines asked for: a machine without a GPU compiles none by default, a cache entry of
+    // its own.)
+    const std::string cuda = "STRATA_STENCIL_CUDA=1 ";
+    ASSERT_EQ(cli(cache, run, cuda).rc, 0);
     for (const auto& f : fs::directory_iterator(cache / "kernels"))
         if (f.path().extension() == ".cubin") {
             std::fstream c(f.path(), std::ios::binary | std::ios::in | std::ios::out);
@@ -678,11 +682,11 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
             c.seekp(middle);
             c.put(b);
         }
-    const Cli fourth = cli(cache, run);
+    const Cli fourth = cli(cache, run, cuda);
     ASSERT_EQ(fourth.rc, 0) << fourth.err;
     EXPECT_NE(fourth.err.find("its NVRTC kernels are missing or damaged"), std::string::npos) << fourth.err;
     EXPECT_NE(fourth.err.find("compiling"), std::string::npos) << fourth.err;
-    const Cli fifth = cli(cache, run);
+    const Cli fifth = cli(cache, run, cuda);
     EXPECT_EQ(fifth.err, "");
 #endif
 
@@ -756,6 +760,7 @@ TEST(StencilRun, CliCompilesOnceThenCachesAndRecompilesACorruptedEntry) {
 // neighbourhood fields (Gray-Scott, periodic), radius 4 (wave8), cells only (variable-wave). No GPU
 // needed: the GPU tests launch them (StencilCuda).
 TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
+    stencil::compile_cuda_engines();  // (find_model loads the files first: with a GPU or not)
     const std::map<std::string, std::vector<std::string>> files = {
         {"heat7.stencil",
          {"cached3d<", "temporal3d<", "tma3d<", "halo_copy<true, float, 1>", "halo_copy<false, double, 1>"}},
@@ -812,6 +817,34 @@ TEST(StencilRun, NvrtcCompilesEveryKernelTheEnginesLaunch) {
 #endif
 
 #ifdef STRATA_HAVE_CUDA
+// A process that sees no GPU compiles a stencil file's CPU engines alone (one C++ compile, no
+// NVRTC), and its cuda backend says so; STRATA_STENCIL_CUDA=1 compiles the CUDA engines there too,
+// into an entry of their own.
+TEST(StencilRun, WithoutAGpuOnlyTheCpuEnginesCompile) {
+    if (stencil::gpu_visible())
+        GTEST_SKIP() << "this machine has a GPU: its stencil models get their CUDA engines";
+    const fs::path cache = fs::temp_directory_path() / ("strata-stencil-cpu-" + std::to_string(getpid()));
+    fs::remove_all(cache);
+    fs::create_directories(cache);
+    const std::string run = "run '" + example("heat2d.stencil") + "' -n 16 --steps 2";
+    const Cli cpu = cli(cache, run + " --backend omp");
+    ASSERT_EQ(cpu.rc, 0) << cpu.err;
+    EXPECT_NE(cpu.err.find("(c++, once"), std::string::npos) << cpu.err;
+    auto count = [&](const std::string& extension) {
+        int n = 0;
+        for (const auto& f : fs::directory_iterator(cache / "kernels"))
+            n += f.path().extension() == extension;
+        return n;
+    };
+    EXPECT_EQ(count(".so"), 1);
+    EXPECT_EQ(count(".cubin"), 0);
+    const Cli gpu = cli(cache, run + " --backend cuda");
+    EXPECT_EQ(gpu.rc, 1) << gpu.err;
+    EXPECT_NE(gpu.err.find(" was compiled without its CUDA engines"), std::string::npos) << gpu.err;
+    EXPECT_NE(gpu.err.find("STRATA_STENCIL_CUDA=1"), std::string::npos) << gpu.err;
+    fs::remove_all(cache);
+}
+
 // An error in NVRTC's compile names the generated file's line, as the C++ compiler's do (the
 // kernels' headers come first in NVRTC's program). Nothing a stencil file can say fails there and
 // not in the C++ compile, so the source here is one that fails.

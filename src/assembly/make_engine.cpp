@@ -28,6 +28,12 @@ void no_cuda() {
                 "(configure with nvcc on the PATH or CMAKE_CUDA_COMPILER set)");
 }
 
+void no_cuda_engines(const std::string& model) {
+    throw Error("the cuda backend is not available: " + model +
+                " was compiled without its CUDA engines, as a process that sees no GPU compiles a "
+                "stencil file (STRATA_STENCIL_CUDA=1 compiles them without one)");
+}
+
 template <class T>
 std::unique_ptr<TypedEngine<T>> make_engine(const Problem& problem, Backend backend, const EngineOptions& options,
                                             const State<T>* initial) {

@@ -25,6 +25,8 @@ int engine_depth(const P& problem, const EngineOptions& o, std::int64_t cells);
 // UsageError for CUDA launch options on a CPU backend, which has no launch to shape.
 void check_cpu_options(Backend b, const EngineOptions& o);
 [[noreturn]] void no_cuda();
+// The same for a stencil model compiled without its CUDA engines (stencil/build.hpp).
+[[noreturn]] void no_cuda_engines(const std::string& model);
 
 template <class P, class T>
 std::unique_ptr<TypedEngine<T>> make_model_engine(const Problem& problem, Backend backend, const EngineOptions& o,
@@ -34,6 +36,8 @@ std::unique_ptr<TypedEngine<T>> make_model_engine(const Problem& problem, Backen
     if (backend == Backend::cuda) {
 #ifdef STRATA_HAVE_CUDA
         return cuda::make_engine<P, T>(*p, o, initial);
+#elif defined(STRATA_CUDA_ENGINES_LEFT_OUT)
+        no_cuda_engines(problem.model().name);
 #else
         no_cuda();
 #endif
@@ -47,6 +51,9 @@ int model_engine_depth(const Problem& problem, Backend backend, const EngineOpti
     if (backend != Backend::cuda) return 1;  // the CPU engines advance one step per pass
 #ifdef STRATA_HAVE_CUDA
     return cuda::engine_depth<P, T>(dynamic_cast<const P&>(problem), o, cells);
+#elif defined(STRATA_CUDA_ENGINES_LEFT_OUT)
+    (void)o, (void)cells;
+    no_cuda_engines(problem.model().name);
 #else
     (void)problem, (void)o, (void)cells;
     no_cuda();

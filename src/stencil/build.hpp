@@ -24,11 +24,19 @@ bool is_stencil_path(std::string_view name);
 // column); Error when the compiler fails, naming the generated file (kept) and its log.
 const ModelInfo& load_model(const std::string& path);
 
+// In a CUDA build a model gets its CUDA engines (their host side and NVRTC's kernels) where this
+// process sees a GPU, and, without one, where $STRATA_STENCIL_CUDA is 1 (to fill a cache on a
+// machine without GPUs, such as a cluster's login node, for the nodes that have them) or after
+// compile_cuda_engines(); otherwise only its CPU engines, in one C++ compile (a few times faster;
+// its cuda backend then says why it has none). The two are different entries in the cache.
+void compile_cuda_engines();
+
 // What load_model did for a model, for the report's line and the compile-time and start-up rows.
 struct LoadStats {
     bool compiled = false;  // false: the cache had it
     double seconds = 0;     // generating, compiling (if it did) and loading
     std::string object;     // the shared object's path
+    bool cuda = false;      // compiled with its CUDA engines (compile_cuda_engines())
 };
 LoadStats load_stats(const ModelInfo& model);
 
@@ -36,8 +44,9 @@ LoadStats load_stats(const ModelInfo& model);
 std::string show(const std::string& path);
 
 // The CUDA kernels compiled from the stencil file at `path` (compiled now if the cache has not got
-// it), with the registers, spills, stack and static shared memory that ptxas gave each, from the
-// compiler's log (`strata show FILE --cuda`). UsageError in a build without CUDA.
+// it, with its CUDA engines, with or without a GPU), with the registers, spills, stack and static
+// shared memory that ptxas gave each, from the compiler's log (`strata show FILE --cuda`).
+// UsageError in a build without CUDA.
 std::string kernel_resources(const std::string& path);
 // Its table, from a model's compiler log (the CUDA parts' ptxas lines, under their "== the CUDA
 // engines, fp32" headings): one row per kernel and architecture, sorted; "" where it lists none.
@@ -45,8 +54,8 @@ std::string kernel_table(std::istream& log);
 
 #ifdef STRATA_HAVE_CUDA
 // The name expressions of the kernels the engines of the stencil file at `path` launch (loading it
-// first): what NVRTC compiled for them, listed with their symbols in the table beside the model's
-// shared object (OBJECT.kernels, its cubins OBJECT.N.cubin).
+// first, with its CUDA engines): what NVRTC compiled for them, listed with their symbols in the table beside
+// the model's shared object (OBJECT.kernels, its cubins OBJECT.N.cubin).
 std::vector<std::string> launched_kernels(const std::string& path);
 #endif
 // The engines' headers as the compilers read them: a directory in the cache, written once per set

@@ -61,11 +61,13 @@ std::string quoted(const std::string& s);
 std::vector<std::string> cuda_defines();
 
 // This build's compilers for the generated unit: the C++ compiler, and in a CUDA build NVRTC for
-// the kernels. With CUDA, six parts side by side (the registration with the CPU engines of fp32 and
+// the kernels. With the CUDA engines (a CUDA build, and a GPU visible or the engines asked for:
+// build.hpp), six parts side by side (the registration with the CPU engines of fp32 and
 // fp64; the CPU engines of fp16 and bf16; the CUDA engines' host side of each of the four
 // precisions: their kernels are parsed, never compiled, there), one link, then NVRTC compiles the
 // kernels the shared object's launch sites name (cuda/launch.hpp), programs per precision and
-// architecture side by side (kernels.cpp). Without, one C++ compile. $STRATA_CXX overrides the C++
+// architecture side by side (kernels.cpp). Without, one C++ compile (in a CUDA build with
+// STRATA_CUDA_ENGINES_LEFT_OUT: register.hpp). $STRATA_CXX overrides the C++
 // compiler.
 //
 // The CUDA engines' host side only sets up launches: compiled at -O1 (measured with nvcc, whose

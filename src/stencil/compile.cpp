@@ -2,6 +2,7 @@
 // made from this build's compiler, standard, defines and architectures so that a stencil model is
 // compiled as the built-in ones are. The commands are part of a cached model's key, so another
 // compiler compiles the file anew.
+#include <atomic>
 #include <cctype>
 #include <fstream>
 #include <iterator>
@@ -18,8 +19,21 @@ namespace strata::stencil {
 
 using namespace detail;  // what the four files share (build_parts.hpp)
 
+namespace {
+std::atomic<bool> g_cuda_asked{false};  // compile_cuda_engines()
+}  // namespace
+
+void compile_cuda_engines() { g_cuda_asked = true; }
+
 #ifdef STRATA_HAVE_CUDA
 namespace {
+// Whether the generated unit gets its CUDA engines (build.hpp): asked for, or a GPU to run them.
+bool with_cuda_engines() {
+    if (g_cuda_asked || env("STRATA_STENCIL_CUDA") == "1") return true;
+    static const bool gpu = gpu_visible();
+    return gpu;
+}
+
 // The GPU architectures the kernels are compiled for: CMAKE_CUDA_ARCHITECTURES' numbers (90 of
 // 90, 90-real, 90-virtual), or where it names none (native, all), the current device's.
 std::vector<int> cuda_archs() {
@@ -59,39 +73,48 @@ Compiler compiler() {
     const std::string common = " -std=c++20 -DNDEBUG -DSTRATA_VERSION='\"" STRATA_VERSION "\"' -I@INCLUDE@";
     const std::string host = " -fPIC -fopenmp -fvisibility=hidden -ffp-contract=off";
 #ifdef STRATA_HAVE_CUDA
-    c.cuda = true;
-    std::string defs, cuda_includes;  // (the toolkit's headers: cuda_runtime.h)
-    for (const std::string& d : cuda_defines())
-        defs += " " + (d.find('"') == std::string::npos ? d : quoted(d));
-    std::istringstream dirs(STRATA_STENCIL_CUDA_INCLUDE);
-    for (std::string d; std::getline(dirs, d, ':');) cuda_includes += " -I" + quoted(std::as_const(d));
-    c.parts.push_back(
-        {quoted(cxx) + common + defs + " -O3" + host +
-             " -DSTRATA_STENCIL_MAIN -DSTRATA_STENCIL_CPU_HALF_APART -x c++ -c @IN@ -o @OUT@.0.o",
-         "the registration and the CPU engines, fp32 and fp64"});
-    const std::pair<const char*, const char*> cuda_parts[] = {
-        {"F32", "fp32"}, {"F64", "fp64"}, {"F16", "fp16"}, {"BF16", "bf16"}};
-    for (std::size_t n = 0; n < std::size(cuda_parts); ++n)
-        c.parts.push_back({quoted(cxx) + common + defs + cuda_includes +
-                               " -DSTRATA_RTC_HOST -DSTRATA_STENCIL_CUDA_" + cuda_parts[n].first + " -O1" +
-                               host + " -Wno-psabi -x c++ -c @IN@ -o @OUT@." + std::to_string(n + 1) + ".o",
-                           std::string("the host side of the CUDA engines, ") + cuda_parts[n].second});
-    c.parts.push_back({quoted(cxx) + common + defs + " -O3" + host +
-                           " -DSTRATA_STENCIL_CPU_HALF -x c++ -c @IN@ -o @OUT@.5.o",
-                       "the CPU engines, fp16 and bf16"});
-    // The program's CUDA runtime (libcudart.so, loaded already): kernels are launched through it.
-    c.link = quoted(cxx) +
-             " -shared -fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o @OUT@.3.o @OUT@.4.o @OUT@.5.o -L" +
-             quoted(STRATA_STENCIL_CUDA_LIB) + " -lcudart -o @OUT@";
-    c.archs = cuda_archs();
-    c.nvrtc = "NVRTC " + rtc_version() + " (sm_";
-    for (std::size_t i = 0; i < c.archs.size(); ++i)
-        c.nvrtc += (i ? ", sm_" : "") + std::to_string(c.archs[i]);
-    c.nvrtc += "):";
-    for (const std::string& o : rtc_options("@INCLUDE@", cuda_defines(), c.archs.front())) c.nvrtc += " " + o;
+    if (with_cuda_engines()) {
+        c.cuda = true;
+        std::string defs, cuda_includes;  // (the toolkit's headers: cuda_runtime.h)
+        for (const std::string& d : cuda_defines())
+            defs += " " + (d.find('"') == std::string::npos ? d : quoted(d));
+        std::istringstream dirs(STRATA_STENCIL_CUDA_INCLUDE);
+        for (std::string d; std::getline(dirs, d, ':');) cuda_includes += " -I" + quoted(std::as_const(d));
+        c.parts.push_back(
+            {quoted(cxx) + common + defs + " -O3" + host +
+                 " -DSTRATA_STENCIL_MAIN -DSTRATA_STENCIL_CPU_HALF_APART -x c++ -c @IN@ -o @OUT@.0.o",
+             "the registration and the CPU engines, fp32 and fp64"});
+        const std::pair<const char*, const char*> cuda_parts[] = {
+            {"F32", "fp32"}, {"F64", "fp64"}, {"F16", "fp16"}, {"BF16", "bf16"}};
+        for (std::size_t n = 0; n < std::size(cuda_parts); ++n)
+            c.parts.push_back({quoted(cxx) + common + defs + cuda_includes +
+                                   " -DSTRATA_RTC_HOST -DSTRATA_STENCIL_CUDA_" + cuda_parts[n].first +
+                                   " -O1" + host + " -Wno-psabi -x c++ -c @IN@ -o @OUT@." +
+                                   std::to_string(n + 1) + ".o",
+                               std::string("the host side of the CUDA engines, ") + cuda_parts[n].second});
+        c.parts.push_back({quoted(cxx) + common + defs + " -O3" + host +
+                               " -DSTRATA_STENCIL_CPU_HALF -x c++ -c @IN@ -o @OUT@.5.o",
+                           "the CPU engines, fp16 and bf16"});
+        // The program's CUDA runtime (libcudart.so, loaded already): kernels are launched through it.
+        c.link = quoted(cxx) +
+                 " -shared -fopenmp @OUT@.0.o @OUT@.1.o @OUT@.2.o @OUT@.3.o @OUT@.4.o @OUT@.5.o -L" +
+                 quoted(STRATA_STENCIL_CUDA_LIB) + " -lcudart -o @OUT@";
+        c.archs = cuda_archs();
+        c.nvrtc = "NVRTC " + rtc_version() + " (sm_";
+        for (std::size_t i = 0; i < c.archs.size(); ++i)
+            c.nvrtc += (i ? ", sm_" : "") + std::to_string(c.archs[i]);
+        c.nvrtc += "):";
+        for (const std::string& o : rtc_options("@INCLUDE@", cuda_defines(), c.archs.front()))
+            c.nvrtc += " " + o;
+        return c;
+    }
+    // Without them, the CPU engines alone; their cuda backend says why it has none (register.hpp).
+    const std::string left_out = " -DSTRATA_CUDA_ENGINES_LEFT_OUT";
 #else
-    c.link = quoted(cxx) + common + " -O3" + host + " -DSTRATA_STENCIL_MAIN -shared -x c++ @IN@ -o @OUT@";
+    const std::string left_out;
 #endif
+    c.link = quoted(cxx) + common + left_out + " -O3" + host +
+             " -DSTRATA_STENCIL_MAIN -shared -x c++ @IN@ -o @OUT@";
     return c;
 }
 

@@ -139,7 +139,7 @@ const ModelInfo& load_here(const std::string& path) {
         handle = dlopen(u.object.c_str(), RTLD_NOW | RTLD_LOCAL);
         const char* broken = !handle ? dlerror() : !dlsym(handle, kEntryPoint) ? "no entry point" : nullptr;
 #ifdef STRATA_HAVE_CUDA
-        if (!broken && !hand_kernels(handle, u.object, u.cc.archs))
+        if (!broken && u.cc.cuda && !hand_kernels(handle, u.object, u.cc.archs))
             broken = "its NVRTC kernels are missing or damaged";
 #endif
         if (broken) {
@@ -184,7 +184,7 @@ const ModelInfo& load_here(const std::string& path) {
         // temporary name: in place only once they are), and hands them over.
         std::vector<std::pair<std::string, std::string>> kernel_logs;
 #ifdef STRATA_HAVE_CUDA
-        if (ok) {
+        if (ok && u.cc.cuda) {
             handle = dlopen(tmp.c_str(), RTLD_NOW | RTLD_LOCAL);
             if (!handle) {
                 fs::remove(tmp);
@@ -235,8 +235,9 @@ const ModelInfo& load_here(const std::string& path) {
     register_model(info);
     g_loaded[id] = info;
     g_handles[info] = handle;
-    g_stats[info] = {compiled, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                     u.object.string()};
+    g_stats[info] = {compiled,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                     u.object.string(), u.cc.cuda};
     return *info;
 }
 }  // namespace
@@ -270,8 +271,21 @@ LoadStats load_stats(const ModelInfo& model) {
 }
 
 #ifdef STRATA_HAVE_CUDA
-std::vector<std::string> launched_kernels(const std::string& path) {
+namespace {
+// The model of `path` with its CUDA engines, for what reads their kernels.
+const ModelInfo& load_with_cuda(const std::string& path) {
+    compile_cuda_engines();
     const ModelInfo& m = load_model(path);
+    if (!load_stats(m).cuda)
+        throw Error(path +
+                    " was loaded without its CUDA engines earlier in this process (no GPU visible): set "
+                    "STRATA_STENCIL_CUDA=1 before it loads");
+    return m;
+}
+}  // namespace
+
+std::vector<std::string> launched_kernels(const std::string& path) {
+    const ModelInfo& m = load_with_cuda(path);
     const std::lock_guard lock(g_mutex);
     return registered_kernels(g_handles.at(&m));
 }
@@ -281,7 +295,7 @@ std::string kernel_resources(const std::string& path) {
 #ifndef STRATA_HAVE_CUDA
     throw UsageError("strata show --cuda: this build has no CUDA backend, so no kernels are compiled for " + path);
 #else
-    const ModelInfo& m = load_model(path);
+    const ModelInfo& m = load_with_cuda(path);
     const fs::path log = fs::path(load_stats(m).object).replace_extension(".log");
     std::ifstream f(log);
     if (!f)
