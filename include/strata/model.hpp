@@ -176,13 +176,13 @@ constexpr bool cached_fits() {
 
 // Whether a temporal strategy fits the model: its tiles hold at most two neighbourhood fields on
 // chip (shared memory and registers). The built-in shapes' kernels advance radius-1 stencils; a
-// cells-only model's read any neighbourhood, star or box, up to radius 2 in 2D and radius 1 in 3D.
+// cells-only model's read any neighbourhood, star or box, up to radius 2.
 inline constexpr int kTemporalMaxHoods = 2, kCellsTemporalMaxRadius = 2;
 template <class Model>
 constexpr bool temporal_fits() {
     if (hoods<Model>() > kTemporalMaxHoods) return false;
     if (!cells_only<Model>()) return true;
-    return Model::dims == 2 ? Model::radius <= kCellsTemporalMaxRadius : Model::radius == 1;
+    return Model::radius <= kCellsTemporalMaxRadius;
 }
 
 // The engine's buffers for a model's N fields, as a kernel step sees them: `in[f]` is what field

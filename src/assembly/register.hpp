@@ -124,8 +124,8 @@ ModelInfo registered_model() {
             refuse("temporal", "its kernel for models read cell by cell takes up to " +
                                    std::to_string(kTemporalMaxHoods) +
                                    " fields read through neighbourhoods, of radius up to " +
-                                   std::to_string(Kernel::dims == 2 ? kCellsTemporalMaxRadius : 1) +
-                                   ": this model reads " + std::to_string(hoods<Kernel>()) + ", of radius " +
+                                   std::to_string(kCellsTemporalMaxRadius) + ": this model reads " +
+                                   std::to_string(hoods<Kernel>()) + ", of radius " +
                                    std::to_string(Kernel::radius));
         const std::string why =
             "the streaming strategies take what only the built-in models give (heat3d's plane sums, wave3d's "

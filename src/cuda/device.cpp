@@ -87,14 +87,15 @@ std::string default_kernel(Ladder l, std::int64_t cells) {
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
     if (cells < (std::int64_t(1) << 20)) return "naive";
-    // A cells-only model: the temporal kernel where it fits (radius 1 in 3D, 2 in 2D); where it does
+    // A cells-only model: the temporal kernel where it pays (radius 1 in 3D, up to 2 in 2D); where it does
     // not, engine.cuh falls back to the best single sweep that fits. On an H100: in 2D at 8192^2
     // (docs/runs/104) the 9-point box at depth 8 / 6 runs 1015 / 597 GCells/s in fp32 / fp64, 3.2x
     // cached; a two-field mirror file with a coefficient and three divisions per cell at depth 4
     // runs 218 / 116, 1.8x naive, its best single sweep. In 3D at depth 2 Gray-Scott at 384^3 runs
     // 237 / 126, 1.6x / 1.5x cached, and the 27-point box at 512^3 244 / 115 against stream's 155 /
-    // 109 (docs/runs/109). Past radius 1 in 3D, stream: ahead of cached on the radius-2 wave in
-    // fp32 (docs/runs/100); `strata tune` measures them all.
+    // 109 (docs/runs/109). Past radius 1 in 3D, stream: the radius-2 wave's temporal kernel at
+    // depth 2 is 0.97x cached in fp32, 1.03x stream in fp64 (docs/runs/155), not worth a default;
+    // `strata tune` measures them all.
     if (l.cells_only) return dims == 2 || radius == 1 ? "temporal" : "stream";
     // apf 8192^2: temporal depth 4 is 2.98x (fp32) and 2.42x (fp64) the best single sweep.
     if (dims == 2) return "temporal";

@@ -337,46 +337,77 @@ Strategy<Model> temporal3d_strategy(std::string_view name) {
     return t;
 }
 
-// temporal for a cells-only 3D model of radius 1: cells_temporal3d at depth K (1 to 4), BY rows of
-// 64 cells per tile, level 0 A planes ahead, planes per block as temporal3d's.
+// temporal for a cells-only 3D model of radius 1 or 2: cells_temporal3d at depth K, BY rows of 64
+// cells per tile, level 0 A planes ahead, planes per block as temporal3d's. Its tiles and chunks
+// reach K times the radius. Depths 1 to 4 at radius 1, 1 to 3 at radius 2 (whose 16-row tiles keep
+// 4 exact rows at depth 3), each where its rings fit a block's shared memory (two radius-2 boxes in
+// fp64 stop at depth 2).
+inline constexpr std::size_t kMaxBlockSmem = 227 * 1024;  // sm_90
+template <class Model, int BY, int K, int A = 2>
+constexpr bool cells_temporal3d_fits() {
+    using Tile = TemporalTile3d<typename Model::value_type, BY>;
+    return Tile::out_h(cells_temporal3d_reach<Model>(K)) > 0 &&
+           cells_temporal3d_smem_bytes<Model, BY, K, A>() <= kMaxBlockSmem;
+}
+template <class Model, int BY>
+constexpr int cells_temporal3d_max_depth() {
+    constexpr int most = Model::radius == 1 ? 4 : 3;
+    if constexpr (cells_temporal3d_fits<Model, BY, most>()) return most;
+    if constexpr (cells_temporal3d_fits<Model, BY, most - 1>()) return most - 1;
+    if constexpr (cells_temporal3d_fits<Model, BY, most - 2>()) return most - 2;
+    return 1;
+}
 template <class Model, int BY, int MinBlocks, int K, int A = 2>
 struct CellsTemporal3dLaunch {
     using T = typename Model::value_type;
     using Tile = TemporalTile3d<T, BY>;
+    static constexpr int reach = cells_temporal3d_reach<Model>(K);
+    static_assert(cells_temporal3d_fits<Model, BY, K, A>(),
+                  "no exact rows, or more shared memory than a block has");
     static constexpr std::size_t smem = cells_temporal3d_smem_bytes<Model, BY, K, A>();
-    static_assert(smem <= 227 * 1024, "more shared memory than a block may have (sm_90)");
     static auto kernel() { return STRATA_KERNEL(cells_temporal3d, Model, BY, K, A, MinBlocks); }
+    static int tiles(const DevGrid& g) { return temporal3d_tiles<T, BY>(g, reach); }
     static int planes(const DevGrid& g, const LaunchKnobs& k) {
         allow_dynamic_smem(kernel(), smem);  // before the occupancy is asked
-        return temporal3d_planes(g, temporal3d_tiles<T, BY>(g, K), K, resident_blocks(kernel(), Tile::BX * BY, smem),
-                                 k);
+        return temporal3d_planes(g, tiles(g), reach, resident_blocks(kernel(), Tile::BX * BY, smem), k);
     }
 };
+// Calls f(std::integral_constant<int, K>{}) for K = depth, one of cells_temporal3d's depths.
+template <class Model, int BY, int K = 1, class F>
+void with_cells_temporal3d_depth(int depth, F&& f) {
+    if constexpr (K <= cells_temporal3d_max_depth<Model, BY>()) {
+        if (depth == K) return f(std::integral_constant<int, K>{});
+        with_cells_temporal3d_depth<Model, BY, K + 1>(depth, f);
+    } else {
+        throw Error("cells_temporal3d has no kernel of depth " + std::to_string(depth));
+    }
+}
 template <class Model, int BY, int MinBlocks>
 void launch_cells_temporal3d(const Model& m, const typename Model::Fields& rd, const typename Model::Fields& wr,
                              const DevGrid& g, int depth, const LaunchKnobs& k, cudaStream_t s) {
-    with_depth<1, 2, 3, 4>(depth, [&](auto K) {
+    with_cells_temporal3d_depth<Model, BY>(depth, [&](auto K) {
         using L = CellsTemporal3dLaunch<Model, BY, MinBlocks, decltype(K)::value>;
         const int planes = L::planes(g, k);
-        const dim3 blocks(blocks_for(g.nx, L::Tile::out_w(K)), blocks_for(g.ny, L::Tile::out_h(K)),
-                          blocks_for(g.span(g.nz), planes));
+        const dim3 blocks(blocks_for(g.nx, L::Tile::out_w(L::reach)),
+                          blocks_for(g.ny, L::Tile::out_h(L::reach)), blocks_for(g.span(g.nz), planes));
         launch(L::kernel(), blocks, dim3(L::Tile::BX, BY), L::smem, s, m, rd, wr, g, planes);
     });
 }
-// Its bytes per cell update: each tile's planes of the neighbourhood fields and the Point read (K
-// more at each end of a chunk of planes), the new values written (as temporal2d_bytes counts them).
+// Its bytes per cell update: each tile's planes of the neighbourhood fields and the Point read (the
+// reach more at each end of a chunk of planes), the new values written (as temporal2d_bytes counts
+// them).
 template <class Model, int BY, int MinBlocks>
 double cells_temporal3d_bytes(const DevGrid& g, int depth, const LaunchKnobs& k) {
     using T = typename Model::value_type;
     constexpr double read = hoods<Model>() + (kHasPoint<Model> ? sizeof(typename Model::Point) / sizeof(T) : 0),
                      written = Model::min_bytes_per_cell / double(sizeof(T)) - read;
-    int planes = 0;
-    with_depth<1, 2, 3, 4>(depth, [&](auto K) {
-        planes = CellsTemporal3dLaunch<Model, BY, MinBlocks, decltype(K)::value>::planes(g, k);
+    int planes = 0, tiles = 0, reach = 0;
+    with_cells_temporal3d_depth<Model, BY>(depth, [&](auto K) {
+        using L = CellsTemporal3dLaunch<Model, BY, MinBlocks, decltype(K)::value>;
+        planes = L::planes(g, k), tiles = L::tiles(g), reach = L::reach;
     });
-    const int tiles = temporal3d_tiles<T, BY>(g, depth);
     const double cells = double(g.nx) * g.ny * g.nz, chunks = blocks_for(g.nz, planes);
-    const double moved = double(tiles) * TemporalTile3d<T, BY>::CELLS * (g.nz + chunks * 2 * depth) * read;
+    const double moved = double(tiles) * TemporalTile3d<T, BY>::CELLS * (g.nz + chunks * 2 * reach) * read;
     return (moved + cells * written) * sizeof(T) / (cells * depth);
 }
 template <class Model, int BY, int MinBlocks>
@@ -385,7 +416,7 @@ Strategy<Model> cells_temporal3d_strategy(std::string_view name) {
     t.chunked = true;
     t.fused = launch_cells_temporal3d<Model, BY, MinBlocks>;
     t.fused_bytes = cells_temporal3d_bytes<Model, BY, MinBlocks>;
-    t.max_depth = 4;
+    t.max_depth = cells_temporal3d_max_depth<Model, BY>();
     // The fastest measured (H100, GCells/s fp32/fp64 at depths 2 and 3): 3D Gray-Scott at 384^3
     // 237/126 and 205/103, the 27-point box at 512^3 244/115 and 228/99.
     t.default_depth = 2;
@@ -558,8 +589,10 @@ std::vector<Strategy<Model>> cell_strategies() {
         // 384^3 237 and 205 with two blocks, 240 and 173 with one; the 27-point box at 512^3 237
         // and 228 with two, 244 and 228 with three; tiles of 64 x 32 cells (512 threads) were
         // slower at depth 2 (177 and 223) and no faster at 3 and 4.
+        // At radius 2 one block: its queues and the Points of three rounds a level pass 128
+        // registers.
         using T = typename Model::value_type;
-        constexpr int blocks = kFp32Shapes<T> && Model::star ? 2 : 1;
+        constexpr int blocks = kFp32Shapes<T> && Model::star && Model::radius == 1 ? 2 : 1;
         out.push_back(cells_temporal3d_strategy<Model, 16, blocks>(kStrategiesCells3d[4].name));
     }
     return out;

@@ -60,8 +60,9 @@ inline constexpr std::array<StrategyDoc, 5> kStrategiesCells3d{{
      "in memory order like a copy: a warp per row of 32 cells (64 at 16 bits), up to 8 planes (rows) "
      "per thread, its row's neighbours in registers, the others (3D) from L1/L2"},
     {"temporal",
-     "--depth K steps per pass (1 to 4): 64x16 overlapped tiles stream along z, K levels pipelined, each "
-     "level's last three planes in shared memory (radius 1, at most two neighbourhood fields)",
+     "--depth K steps per pass (1 to 4; 1 to 3 at radius 2): 64x16 overlapped tiles stream along z, K levels "
+     "pipelined, each level's last 2R+1 planes in shared memory (radius <= 2, at most two neighbourhood "
+     "fields)",
      true, true},
 }};
 inline constexpr std::array<StrategyDoc, 4> kStrategiesCells2d{

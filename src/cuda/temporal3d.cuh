@@ -270,29 +270,53 @@ __device__ __forceinline__ void while_true(F& f) {
         if (f(Index<I>{})) while_true<I + 1, Last>(f);
 }
 
-// temporal (3D) for a cells-only model of radius 1 (model.hpp): temporal3d's tiles and pipeline of
-// K levels along z, for any update read cell by cell: star or box, one or two neighbourhood fields,
-// pointwise fields and coefficients, every boundary. Level l+1 computes plane p from level l's
-// planes p-1, p and p+1, which level l computed by the same threads in the last two rounds and
-// this one. For a star each thread keeps its own rows of them in registers (a queue of two per
-// level and field, and the newest), and shared memory holds what other threads read, rows y-1 and
-// y+1 of plane p: a ring of 2 planes per level and field. A box reads all of the three planes'
-// rows there but the newest's own: a ring of 3. Level 0 arrives by cp.async into its ring and A
-// more stages, A planes ahead. (The first version read all nine rows from a ring of three planes
-// and loaded level 0 through registers when it was needed: on an H100, 3D Gray-Scott at 384^3 fp32
-// ran 95 GCells/s at depth 1 and 181 at depth 3; the cp.async ring alone gave 202 at depth 3, the
-// queues then 237 at depth 2.) The Point of the plane a level's successor reads stays in registers
-// (its coefficients travel with it: read once per pass, one plane ahead). Per level and plane a
-// thread builds the 2D kernel's window, for three planes, and the columns beside its V cells by a
-// shuffle each way (every row for a box; the own row of plane p for a star).
+// temporal (3D) for a cells-only model of radius D = 1 or 2 (model.hpp): temporal3d's tiles and
+// pipeline of K levels along z, for any update read cell by cell: star or box, one or two
+// neighbourhood fields, pointwise fields and coefficients, every boundary. Level l+1 computes plane
+// p from level l's planes p-D .. p+D, which level l computed by the same threads in the last 2D
+// rounds and this one: each level runs D planes behind the one before and is exact on D fewer rows
+// and columns at each side of the tile (the tile's reach: K D). For a star each thread keeps its
+// own rows of them in registers (a queue of 2D per level and field, and the newest), and shared
+// memory holds what other threads read, rows y-D .. y+D of plane p: a ring of D+1 planes per level
+// and field. A box reads all of the 2D+1 planes' rows there but the newest's own: a ring of 2D+1.
+// Level 0 arrives by cp.async into its ring and A more stages, A planes ahead. (The first version
+// read all nine rows from a ring of three planes and loaded level 0 through registers when it was
+// needed: on an H100, 3D Gray-Scott at 384^3 fp32 ran 95 GCells/s at depth 1 and 181 at depth 3;
+// the cp.async ring alone gave 202 at depth 3, the queues then 237 at depth 2.) The Point of the
+// plane a level's successor reads stays in registers (its coefficients travel with it: read once
+// per pass, one plane ahead), D+1 rounds of it per level. Per level and plane a thread builds the
+// 2D kernel's window, for 2D+1 planes, and the D columns beside its V cells by a shuffle each way
+// (every row for a box; the own row of plane p for a star).
 //
 // The boundary, in blocks whose tile or chunk of planes reaches past a face (block-uniform):
 // periodic tiles are loaded a period away, fixed (and zero) ones hold the cells outside the domain
 // at the ghost value (each thread overwrites its own cells of level 0 once its copies are in), the
 // mirror (radius-1 stars) reads the neighbour on the other side.
+// a[N-1] = a[N-2], .., a[1] = a[0], a[0] = newest: the last N rounds' values, the newest first.
+template <class X, int N>
+__device__ __forceinline__ void shift_in(X (&a)[N], const X& newest) {
+#pragma unroll
+    for (int j = N - 1; j > 0; --j) a[j] = a[j - 1];
+    a[0] = newest;
+}
+template <class X, int N, int V>
+__device__ __forceinline__ void shift_in(X (&a)[N][V], const X (&newest)[V]) {
+#pragma unroll
+    for (int j = N - 1; j > 0; --j)
+#pragma unroll
+        for (int v = 0; v < V; ++v) a[j][v] = a[j - 1][v];
+#pragma unroll
+    for (int v = 0; v < V; ++v) a[0][v] = newest[v];
+}
 template <class Model>
 constexpr int cells_temporal3d_ring() {
-    return Model::star ? 2 : 3;
+    return Model::star ? Model::radius + 1 : 2 * Model::radius + 1;
+}
+// The rows and columns a tile of cells_temporal3d at depth K loses at each side: K levels of the
+// model's radius.
+template <class Model>
+__host__ __device__ constexpr int cells_temporal3d_reach(int depth) {
+    return depth * Model::radius;
 }
 template <class Model, int BY, int K, int A, int MinBlocks, TileEdge Edge>
 __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const typename Model::Fields& rd,
@@ -301,8 +325,10 @@ __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const type
     using T = typename Model::value_type;
     using Tile = TemporalTile3d<T, BY>;
     using P = typename Model::Point;
+    constexpr int D = Model::radius, KD = cells_temporal3d_reach<Model>(K);
     constexpr int V = Tile::V, BX = Tile::BX, TW = Tile::TW, TH = Tile::TH, CELLS = Tile::CELLS,
-                  H = hoods<Model>(), MX = Tile::margin_x(K), R = cells_temporal3d_ring<Model>(), S = A + R;
+                  H = hoods<Model>(), MX = Tile::margin_x(KD), R = cells_temporal3d_ring<Model>(), S = A + R;
+    static_assert(D <= V, "a thread's neighbours' columns come from the threads beside it");
     constexpr bool kQueue = Model::star;
     constexpr bool periodic = periodic_boundary<Model>();
     using Vec = Lanes<T, V>;
@@ -310,7 +336,7 @@ __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const type
     T* const ring = reinterpret_cast<T*>(dynamic_smem());
     // Level-0 planes [qa, qb) feed output planes [z0, z1); level l's plane p sits in its ring at
     // (p - qa) modulo the ring's length (p >= qa wherever a level reads it).
-    const int qa = z0 - K, qb = z1 + K;
+    const int qa = z0 - KD, qb = z1 + KD;
     auto plane_of = [&](int l, int p, int h) {
         return l == 0 ? ring + ((p - qa) % S * H + h) * CELLS
                       : ring + ((S + (l - 1) * R + (p - qa) % R) * H + h) * CELLS;
@@ -318,7 +344,12 @@ __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const type
     auto wrap = [](int i, int n) { return (i % n + n) % n; };
     const int sx = threadIdx.x * V, sy = threadIdx.y;
     const int x = x0 + sx, y = y0 + sy;
-    const int own = sy * TW + sx, up = max(sy - 1, 0) * TW + sx, down = min(sy + 1, TH - 1) * TW + sx;
+    // Row y + dy's cells of a plane at rows[D + dy], for dy in [-D, D] (clamped into the tile: a row
+    // past its edge is never exact).
+    int rows[2 * D + 1];
+#pragma unroll
+    for (int r = 0; r <= 2 * D; ++r) rows[r] = min(max(sy + r - D, 0), TH - 1) * TW + sx;
+    const int own = rows[D];
     const unsigned warp_dist = __reduce_max_sync(~0u, unsigned(min(sy, TH - 1 - sy)));
     auto outside = [&](int v, int p) {
         return unsigned(x + v) >= unsigned(g.nx) || unsigned(y) >= unsigned(g.ny) || unsigned(p) >= unsigned(g.nz);
@@ -352,15 +383,15 @@ __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const type
         return m.load_point(rd, g.at(periodic ? wrap(x + v, g.nx) : min(max(x + v, 0), g.nx - 1), yq, zq));
     };
     for (int q = qa; q < qa + A; ++q) issue(q);
-    // Per level l < K and field, the own rows of the planes it computed two rounds ago (older) and
-    // one round ago (old); the newest is `cur`, handed from level to level within a round. A box
-    // reads its own rows of the older planes from shared memory instead: it reads the rows beside
-    // them there anyway, and the queue's registers cost it a block per SM (the 27-point box at
-    // depth 2, fp32 on an H100: 237 GCells/s without the queue, 194 with it). Per
-    // level, the Point of the plane it computed last (in) and the one before (prev), which level
-    // l+1 reads; level 0's come from memory a plane ahead (next).
-    Vec older[K][H], old[K][H], cur[H];
-    P in[K][V] = {}, prev[K][V] = {}, next[V];
+    // Per level l < K and field, the own rows of the 2D planes it computed before this round
+    // (queue[l][h][0] the latest); the newest is `cur`, handed from level to level within a round. A
+    // box reads its own rows of the older planes from shared memory instead: it reads the rows
+    // beside them there anyway, and the queue's registers cost it a block per SM (the 27-point box
+    // at depth 2, fp32 on an H100: 237 GCells/s without the queue, 194 with it). Per level, the
+    // Points of the planes it computed in the last D+1 rounds (pts[l][0] this round's), which level
+    // l+1 reads D rounds later; level 0's come from memory a plane ahead (next).
+    Vec queue[K][H][2 * D], cur[H];
+    P pts[K][D + 1][V] = {}, next[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) next[v] = point_at(v, qa);
     for (int q = qa; q < qb; ++q) {
@@ -379,55 +410,60 @@ __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const type
         // is free for plane q+A.
         __syncthreads();
         issue(q + A);
+        shift_in(pts[0], next);
 #pragma unroll
-        for (int v = 0; v < V; ++v) {
-            prev[0][v] = in[0][v], in[0][v] = next[v];
-            next[v] = point_at(v, q + 1);
-        }
-        // Level l computes plane p = q - l from level l-1's planes p-1..p+1; false: levels l and up
-        // have not started. A function of a compile-time l, so that the queues stay in registers
+        for (int v = 0; v < V; ++v) next[v] = point_at(v, q + 1);
+        // Level l computes plane p = q - l D from level l-1's planes p-D..p+D; false: levels l and
+        // up have not started. A function of a compile-time l, so that the queues stay in registers
         // (as a loop with a break nvcc left them in local memory).
         auto level = [&](auto L) {
             constexpr int l = decltype(L)::value;
-            auto queue = [&] {  // level l-1's newest plane joins its queue
+            // Level l's planes start at z0 - KD + l D (it is exact on (K - l) D fewer planes at each
+            // end), so at q = z0 - KD + 2 l D. (Each time level l-1's newest plane, cur, has been
+            // read, it joins that level's queue.)
+            if (q < qa + 2 * l * D) {  // block-uniform: no barrier is skipped by some threads only
                 if constexpr (kQueue)
 #pragma unroll
-                    for (int h = 0; h < H; ++h) older[l - 1][h] = old[l - 1][h], old[l - 1][h] = cur[h];
-            };
-            // Level l's planes start at z0 - K + l (it is exact on K - l fewer planes at each end), so
-            // at q = z0 - K + 2l.
-            if (q < qa + 2 * l) {  // block-uniform: no barrier is skipped by some threads only
-                queue();
+                    for (int h = 0; h < H; ++h) shift_in(queue[l - 1][h], cur[h]);
                 return false;
             }
-            if (l > 1) __syncthreads();                // level l-1's plane p+1 is complete
-            if (warp_dist < unsigned(l)) return true;  // warp-uniform: no row of the warp is exact at level l
-            const int p = q - l;
-            T w[H][3][3][V + 2];  // [field][plane p-1, p, p+1][row y-1, y, y+1][column x-1 .. x+V]
+            if (l > 1) __syncthreads();  // level l-1's plane p+D is complete
+            if (warp_dist < unsigned(l * D))
+                return true;  // warp-uniform: no row of the warp is exact at level l
+            const int p = q - l * D;
+            // [field][plane p-D .. p+D][row y-D .. y+D][column x-D .. x+V+D-1]
+            T w[H][2 * D + 1][2 * D + 1][V + 2 * D];
 #pragma unroll
             for (int h = 0; h < H; ++h)
 #pragma unroll
-                for (int dz = 0; dz < 3; ++dz) {
-                    const T* src = plane_of(l - 1, p - 1 + dz, h);
-                    const Vec b = dz == 2  ? cur[h]
-                                  : kQueue ? (dz == 0 ? older[l - 1][h] : old[l - 1][h])
-                                           : *reinterpret_cast<const Vec*>(src + own);
+                for (int dz = 0; dz <= 2 * D; ++dz) {
+                    const T* src = plane_of(l - 1, p - D + dz, h);
+                    const Vec b = dz == 2 * D ? cur[h]
+                                  : kQueue    ? queue[l - 1][h][2 * D - 1 - dz]
+                                              : *reinterpret_cast<const Vec*>(src + own);
 #pragma unroll
-                    for (int v = 0; v < V; ++v) w[h][dz][1][v + 1] = b.v[v];
-                    if (!Model::star || dz == 1) {  // a star reads rows y-1 and y+1 of plane p only
-                        const Vec a = *reinterpret_cast<const Vec*>(src + up),
-                                  c = *reinterpret_cast<const Vec*>(src + down);
+                    for (int v = 0; v < V; ++v) w[h][dz][D][D + v] = b.v[v];
 #pragma unroll
-                        for (int v = 0; v < V; ++v) w[h][dz][0][v + 1] = a.v[v], w[h][dz][2][v + 1] = c.v[v];
+                    for (int r = 0; r <= 2 * D; ++r) {
+                        if (r == D || (Model::star && dz != D))
+                            continue;  // a star reads rows y-D..y+D of plane p only
+                        const Vec a = *reinterpret_cast<const Vec*>(src + rows[r]);
+#pragma unroll
+                        for (int v = 0; v < V; ++v) w[h][dz][r][D + v] = a.v[v];
                     }
 #pragma unroll
-                    for (int r = 0; r < 3; ++r) {
-                        if (Model::star && (dz != 1 || r != 1)) continue;  // a star reads no diagonal
-                        w[h][dz][r][0] = shfl_up(w[h][dz][r][V], 1, BX);
-                        w[h][dz][r][V + 1] = shfl_down(w[h][dz][r][1], 1, BX);
+                    for (int r = 0; r <= 2 * D; ++r) {
+                        if (Model::star && (dz != D || r != D)) continue;  // a star reads no diagonal
+#pragma unroll
+                        for (int i = 0; i < D; ++i) {
+                            w[h][dz][r][i] = shfl_up(w[h][dz][r][V + i], 1, BX);
+                            w[h][dz][r][D + V + i] = shfl_down(w[h][dz][r][D + i], 1, BX);
+                        }
                     }
                 }
-            queue();
+            if constexpr (kQueue)
+#pragma unroll
+                for (int h = 0; h < H; ++h) shift_in(queue[l - 1][h], cur[h]);
             P out[V];
             T u[H][V];
 #pragma unroll
@@ -442,9 +478,9 @@ __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const type
                         if (dk != 0)
                             return (dk < 0 ? p == 0 : p == g.nz - 1) ? w[h][1 - dk][1][1 + v] : w[h][1 + dk][1][1 + v];
                     }
-                    return w[h][1 + dk][1 + dj][1 + v + di];
+                    return w[h][D + dk][D + dj][D + v + di];
                 };
-                out[v] = prev[l - 1][v];
+                out[v] = pts[l - 1][D][v];
                 T n[H];
                 m.next_values(neighbourhood<Model>(at), out[v], n);
 #pragma unroll
@@ -458,9 +494,9 @@ __device__ __forceinline__ void cells_temporal3d_pass(const Model& m, const type
                     for (int v = 0; v < V; ++v) cur[h].v[v] = u[h][v];
                     *reinterpret_cast<Vec*>(plane_of(l, p, h) + own) = cur[h];
                 }
-#pragma unroll
-                for (int v = 0; v < V; ++v) prev[l][v] = in[l][v], in[l][v] = out[v];
-            } else if (sx >= MX && sx < TW - MX && sy >= K && sy < TH - K && p >= z0 && p < z1 && y < g.ny) {
+                shift_in(pts[l], out);
+            } else if (sx >= MX && sx < TW - MX && sy >= KD && sy < TH - KD && p >= z0 && p < z1 &&
+                       y < g.ny) {
                 const std::int64_t c = g.at(x, y, p);
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
@@ -482,13 +518,15 @@ __global__ void __launch_bounds__(TemporalTile3d<typename Model::value_type, BY>
     cells_temporal3d(const Model m, const typename Model::Fields rd, const typename Model::Fields wr,
                      const DevGrid g, const int zchunk) {
     using Tile = TemporalTile3d<typename Model::value_type, BY>;
-    static_assert(Model::radius == 1 && Model::dims == 3);
-    static_assert(!Model::mirror || Model::star, "the mirror boundary serves radius-1 stars");
+    constexpr int KD = cells_temporal3d_reach<Model>(K);
+    static_assert((Model::radius == 1 || Model::radius == 2) && Model::dims == 3);
+    static_assert(!Model::mirror || (Model::star && Model::radius == 1),
+                  "the mirror boundary serves radius-1 stars");
     constexpr bool periodic = periodic_boundary<Model>();
-    const int x0 = blockIdx.x * Tile::out_w(K) - Tile::margin_x(K), y0 = blockIdx.y * Tile::out_h(K) - K;
+    const int x0 = blockIdx.x * Tile::out_w(KD) - Tile::margin_x(KD), y0 = blockIdx.y * Tile::out_h(KD) - KD;
     const int z0 = g.lo + blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
-    const bool inside = x0 >= 0 && y0 >= 0 && x0 + Tile::TW <= g.nx && y0 + Tile::TH <= g.ny && z0 - K >= 0 &&
-                        z1 + K <= g.nz;
+    const bool inside = x0 >= 0 && y0 >= 0 && x0 + Tile::TW <= g.nx && y0 + Tile::TH <= g.ny &&
+                        z0 - KD >= 0 && z1 + KD <= g.nz;
     constexpr TileEdge kEdge = periodic ? TileEdge::none : Model::mirror ? TileEdge::mirror : TileEdge::fixed;
     if (periodic || inside)
         cells_temporal3d_pass<Model, BY, K, A, MinBlocks, TileEdge::none>(m, rd, wr, g, x0, y0, z0, z1);
