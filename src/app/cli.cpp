@@ -328,7 +328,9 @@ CommandLine::CommandLine() {
         "$STRATA_CACHE_DIR/kernels, else $XDG_CACHE_HOME/strata/kernels, else ~/.cache/strata/kernels,\n"
         "with the generated source and the compiler's log beside it; later runs load it (a millisecond).\n"
         "Every edit of a file is a new entry, and nothing is removed by itself. A clear is refused while\n"
-        "a run is loading or compiling a stencil file in the cache (it would pull files from under it).\n\n"
+        "a run is loading or compiling a stencil file in the cache (it would pull files from under it).\n"
+        "A process that sees no GPU compiles a file's CPU engines alone (faster; an entry of its own);\n"
+        "STRATA_STENCIL_CUDA=1 compiles the CUDA engines there too (a login node's cache for GPU nodes).\n\n"
         "Examples:\n"
         "  strata cache              # where it is, how many models, how many bytes\n"
         "  strata cache clear        # remove them all: each file compiles again at its next run");
