@@ -107,8 +107,11 @@ std::string default_kernel(Ladder l, std::int64_t cells) {
 }
 
 int device_count() {
+    // The one CUDA call whose error is an answer, not a failure: no device, no driver.
     int n = 0;
-    return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+    if (cudaGetDeviceCount(&n) == cudaSuccess) return n;
+    (void)cudaGetLastError();  // (cleared, so that no later check finds it)
+    return 0;
 }
 
 void use_device(int d) { STRATA_CUDA_CHECK(cudaSetDevice(d)); }

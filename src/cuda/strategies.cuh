@@ -265,13 +265,16 @@ void with_depth(int depth, F&& f) {
     if (!found) throw Error("temporal3d has no kernel of depth " + std::to_string(depth));
 }
 
+// The most shared memory a block may have (sm_90).
+inline constexpr std::size_t kMaxBlockSmem = 227 * 1024;
+
 // temporal3d at depth K: its kernel, shared memory and planes per block.
 template <class Model, int BY, int S, int MinBlocks, int K, bool Whole>
 struct Temporal3dLaunch {
     using T = typename Model::value_type;
     using Tile = TemporalTile3d<T, BY>;
     static constexpr std::size_t smem = temporal3d_smem_bytes<T, BY, K, S>();
-    static_assert(smem <= 227 * 1024, "more shared memory than a block may have (sm_90)");
+    static_assert(smem <= kMaxBlockSmem, "more shared memory than a block may have (sm_90)");
     static auto kernel() { return STRATA_KERNEL(temporal3d, Model, BY, K, S, MinBlocks, Whole); }
     static int planes(const DevGrid& g, const LaunchKnobs& k) {
         allow_dynamic_smem(kernel(), smem);  // before the occupancy is asked
@@ -342,7 +345,6 @@ Strategy<Model> temporal3d_strategy(std::string_view name) {
 // reach K times the radius. Depths 1 to 4 at radius 1, 1 to 3 at radius 2 (whose 16-row tiles keep
 // 4 exact rows at depth 3), each where its rings fit a block's shared memory (two radius-2 boxes in
 // fp64 stop at depth 2).
-inline constexpr std::size_t kMaxBlockSmem = 227 * 1024;  // sm_90
 template <class Model, int BY, int K, int A = 2>
 constexpr bool cells_temporal3d_fits() {
     using Tile = TemporalTile3d<typename Model::value_type, BY>;

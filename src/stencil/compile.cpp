@@ -11,6 +11,9 @@
 #include <utility>
 #include <vector>
 
+#ifdef STRATA_HAVE_CUDA
+#include "cuda/cuda_engines.hpp"
+#endif
 #include "stencil/build.hpp"
 #include "stencil/build_parts.hpp"
 #include "stencil/rtc.hpp"
@@ -30,7 +33,7 @@ namespace {
 // Whether the generated unit gets its CUDA engines (build.hpp): asked for, or a GPU to run them.
 bool with_cuda_engines() {
     if (g_cuda_asked || env("STRATA_STENCIL_CUDA") == "1") return true;
-    static const bool gpu = gpu_visible();
+    static const bool gpu = cuda::device_count() > 0;
     return gpu;
 }
 

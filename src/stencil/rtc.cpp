@@ -46,14 +46,6 @@ std::string rtc_version() {
     return std::to_string(major) + "." + std::to_string(minor);
 }
 
-bool gpu_visible() {
-    // The one CUDA call here whose error is an answer, not a failure: no device, no driver.
-    int n = 0;
-    if (cudaGetDeviceCount(&n) == cudaSuccess) return n > 0;
-    (void)cudaGetLastError();  // (cleared, so that no later check finds it)
-    return false;
-}
-
 int device_arch() {
     int device = 0, major = 0, minor = 0;
     STRATA_CUDA_CHECK(cudaGetDevice(&device));

@@ -32,7 +32,5 @@ std::vector<std::string> rtc_options(const std::string& include, const std::vect
 std::string rtc_version();
 // The current GPU's architecture (90 for compute capability 9.0). Error without a GPU.
 int device_arch();
-// Whether this process sees a GPU (false where the CUDA runtime finds none or no driver).
-bool gpu_visible();
 
 }  // namespace strata::stencil
