@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, faces, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -329,6 +329,32 @@ if want scaling4; then  # #24 on nvidia-h200-x4 / -x8 (or h100): 1, 2, 4 and, on
     on 8 "$a" apf -n 46339 -i 3000 --precision fp32 --kernel temporal -x 2 -y 4
   fi
 fi
+if want faces; then  # #42 on nvidia-h100-x2 / -x4: grids cut across x or y overlapped as slabs are: the span tests, the NCCL suite's cases (FACES_ONLY: a list of names; the whole suite by default), then 2 GPUs cut along each axis, before each pass and overlapped
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  ctest --test-dir $build -R "^Spans[.]" --output-on-failure > "$out/tests.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failed|differs" "$out/tests.txt" | head -30
+  if [ -z "${SKIP_SUITE:-}" ]; then
+    ONLY=${FACES_ONLY:-} HALOS=nccl bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda-nccl.txt" 2>&1 || true
+    grep -E "FAIL|passed" "$out/mpi-cuda-nccl.txt" | head -40
+  fi
+  if [ -z "${SKIP_ROWS:-}" ]; then
+    h="weak heat3d 7pt fp32 (512^3 per GPU)"
+    on 1 "$h" heat3d -n 512 --steps 4000 --precision fp32
+    on 2 "$h" heat3d -n 512 --nz 1024 --steps 4000 --precision fp32 --decomp 1x1x2
+    on 2 "$h" heat3d --nx 1024 --ny 512 --nz 512 --steps 4000 --precision fp32 --decomp 2x1x1
+    on 2 "$h" heat3d --nx 512 --ny 1024 --nz 512 --steps 4000 --precision fp32 --decomp 1x2x1
+    w="weak wave3d fp32 (512^3 per GPU)"
+    on 1 "$w" wave3d -n 512 --steps 1000 --precision fp32
+    on 2 "$w" wave3d --nx 512 --ny 512 --nz 1024 --steps 1000 --precision fp32 --decomp 1x1x2
+    on 2 "$w" wave3d --nx 1024 --ny 512 --nz 512 --steps 1000 --precision fp32 --decomp 2x1x1
+    on 2 "$w" wave3d --nx 512 --ny 1024 --nz 512 --steps 1000 --precision fp32 --decomp 1x2x1
+    a="strong apf fp32 temporal (16384^2)"
+    on 1 "$a" apf -n 16383 -i 2000 --precision fp32 --kernel temporal
+    on 2 "$a" apf -n 16383 -i 2000 --precision fp32 --kernel temporal -x 1 -y 2
+    on 2 "$a" apf -n 16383 -i 2000 --precision fp32 --kernel temporal -x 2 -y 1
+  fi
+fi
 if want python; then  # the Python bindings on the GPU: their tests, and what a call costs against the CLI
   ctest --test-dir $build -R '^python' --output-on-failure > "$out/tests-python.txt" 2>&1 || true
   grep -E "passed|failed|skipped|Error|assert" "$out/tests-python.txt" | head -40
@@ -386,7 +412,7 @@ if want ab; then  # the same benchmarks from the commit in .base (built to $buil
   cmake --build $build-base -j 16 --target strata_cli >> "$out/log.txt" 2>&1 || { tail -30 "$out/log.txt"; exit 1; }
   ab() {  # bench the headline workloads with one binary
     local bin=$1 tag=$2
-    for w in "apf --kernels multi4,naive,temporal" "heat3d --stencil 7pt --kernels cached,vec,temporal" \
+    for w in "apf --kernels multi4,naive,temporal" "heat2d --kernels multi4,temporal" "heat3d --stencil 7pt --kernels cached,vec,temporal" \
              "heat3d --stencil 27pt --kernels async,temporal" "wave3d --kernels planes,async"; do
       echo "\$ [$tag] strata bench $w --precision fp32,fp64 --repeats 7" | tee -a "$out/ab.txt"
       $bin bench $w --precision fp32,fp64 --repeats 7 | tail -n +5 | tee -a "$out/ab.txt"

@@ -86,6 +86,45 @@ for k in $(kernels "$examples/wave8.stencil"); do
   case_ wave8 2x1x1 "$k" "$examples/wave8.stencil" -n 41 --steps 12 --precision fp32
 done
 
+# Grids cut across x or y, which over NCCL update the columns or rows beside their neighbours first
+# and send them while the interior updates (faces of whole tiles of the kernel: DevGrid::xlo), as
+# slabs do: every kernel, wide enough that each one's tiles leave an interior, and the report
+# must say that the exchange was overlapped. Sources and receivers in the faces and inside. (The
+# cases above of narrower ranks, apf64 and wave64, have ranks without an interior beside others
+# with one: they update whole and send after the pass, as their neighbours do.)
+# (The temporal kernels are not overlapped across x or y, and say why: engine.cuh's plan_overlap.)
+faces_() {
+  case_ "$@"
+  local tag="$1.$3.$2.$halos" want="sent while the interior updates"
+  [[ $3 == temporal ]] && want="not overlapped"
+  if [ "$halos" = nccl ] && [ -f "$work/$tag.txt" ] && ! grep -q "$want" "$work/$tag.txt"; then
+    fail "$tag: the halos not as expected ($(grep -m1 -o 'halos over [^|]*' "$work/$tag.txt"))"
+  fi
+}
+for k in $(kernels heat3d); do
+  faces_ xfaces 2x1x1 "$k" heat3d --nx 600 --ny 40 --nz 20 --steps 12 --precision fp32
+  faces_ yfaces 1x2x1 "$k" heat3d --nx 70 --ny 160 --nz 20 --steps 12 --precision fp64
+done
+for k in async cached temporal; do
+  faces_ xfaces27 2x1x1 "$k" heat3d --nx 600 --ny 40 --nz 20 --steps 12 --stencil 27pt --precision fp64
+done
+for k in $(kernels wave3d); do
+  faces_ xfaceswave 2x1x1 "$k" wave3d --nx 300 --ny 40 --nz 40 --steps 30 --source 0.5,0.065,0.065 \
+    --receiver-line 0.02,0.02,0.02,0.98,0.11,0.11,9 --precision fp32  # (the domain is 1 x 0.13 x 0.13)
+  faces_ yfaceswave 1x2x1 "$k" wave3d --nx 40 --ny 200 --nz 40 --steps 30 --source 0.5,0.45,0.5 \
+    --receiver-line 0.1,0.02,0.1,0.85,0.98,0.85,9 --precision fp64
+done
+for k in $(kernels apf); do faces_ xfacesapf 2x1 "$k" apf -n 600 -i 30 --precision fp32; done
+faces_ xfacesgraphs 2x1x1 cached heat3d --nx 600 --ny 40 --nz 20 --steps 150 --precision fp64  # in graphs
+faces_ xfacesgraphs 2x1 multi4 apf -n 600 -i 150 --precision fp32
+for k in $(kernels "$box2d"); do faces_ xfacesbox2d 2x1 "$k" "$box2d" --nx 600 --ny 50 --steps 20 --precision fp32; done
+for k in $(kernels "$mixed"); do
+  faces_ xfacesmixed 2x1x1 "$k" "$mixed" --nx 600 --ny 30 --nz 20 --steps 12 --precision fp32
+  faces_ yfacesmixed 1x2x1 "$k" "$mixed" --nx 40 --ny 150 --nz 20 --steps 12 --precision fp64
+done
+faces_ yfacesmirror3d 1x2x1 temporal "$(dirname "$0")/stencils/mirror3d.stencil" --nx 40 --ny 150 --nz 20 --steps 12 \
+  --precision fp32
+
 # A restart from an HDF5 checkpoint, each rank reading its own cells (their halos from their owners
 # at the first pass): 2 ranks write at step 15, 2 on another grid continue to 30 with the temporal
 # kernel's deep halos and with async, each the bits of one process' uninterrupted run.

@@ -26,11 +26,24 @@ bool same_bits(const HostField<T>& a, const HostField<T>& b) {
     return a.data.size() == b.data.size() && std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(T)) == 0;
 }
 
+// Where a launch's span along an axis of n cells is cut into three: its first tile of t cells, the
+// tiles up to its last, and that one (the faces and interior of a rank cut on both sides).
+std::vector<int> tile_cuts(int n, int t) {
+    std::vector<int> c{0};
+    if (t < n) c.push_back(t);
+    const int last = (n - 1) / t * t;
+    if (last > c.back()) c.push_back(last);
+    c.push_back(n);
+    return c;
+}
+
 // The problem's fields from random values (each in its declared range, ghosts zero), one step
 // (a pass of the strategy's default depth for a temporal one) of every strategy, over the whole
-// grid and then in the spans between `cuts` of the slowest axis (its last cut its length).
+// grid and then in the spans between `cuts` of the slowest axis (its last cut its length). With
+// `xy`, each of those is cut along x and (3D) y too, at the strategy's tiles (tile_cuts): every
+// box a launch of its own.
 template <class T, class P>
-void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts) {
+void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts, bool xy = false) {
     problem.template with_kernel<T>([&](const auto& m) {
         using Model = std::decay_t<decltype(m)>;
         constexpr int N = int(std::size(P::fields));
@@ -67,10 +80,22 @@ void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts) {
                         st.launch(m, Model::bind(b.template step<T>(origin)), g, LaunchKnobs{}, s);
                     }
                 };
+                // (A kernel without Strategy::tile takes no span of x or y: the slowest axis's alone.)
+                const bool boxes = xy && st.tile;
+                const TileCells tile = boxes ? st.tile(fused ? st.default_depth : 1) : TileCells{};
+                const std::vector<int> xs = boxes ? tile_cuts(e.nx, tile.x) : std::vector<int>{0, 1 << 30};
+                const std::vector<int> ys =
+                    boxes && e.dims == 3 ? tile_cuts(e.ny, tile.y) : std::vector<int>{0, 1 << 30};
                 if (!in_spans) {
                     launch();
                 } else {
-                    for (std::size_t c = 0; c + 1 < cuts.size(); ++c) g.lo = cuts[c], g.hi = cuts[c + 1], launch();
+                    for (std::size_t c = 0; c + 1 < cuts.size(); ++c)
+                        for (std::size_t b = 0; b + 1 < ys.size(); ++b)
+                            for (std::size_t a = 0; a + 1 < xs.size(); ++a) {
+                                g.lo = cuts[c], g.hi = cuts[c + 1], g.ylo = ys[b], g.yhi = ys[b + 1];
+                                g.xlo = xs[a], g.xhi = xs[a + 1];
+                                launch();
+                            }
                 }
                 std::vector<HostField<T>> out;
                 for (int f = 0; f < N; ++f) {
@@ -82,8 +107,9 @@ void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts) {
             const auto whole = run(false), spans = run(true);
             for (std::size_t i = 0; i < whole.size(); ++i)
                 EXPECT_TRUE(same_bits(spans[i], whole[i]))
-                    << st.name << (fused ? " depth " + std::to_string(st.default_depth) : std::string()) << ", "
-                    << (sizeof(T) == 4 ? "fp32" : "fp64") << ": buffer " << i << " differs";
+                    << st.name << (fused ? " depth " + std::to_string(st.default_depth) : std::string())
+                    << (xy && st.tile ? " in boxes" : "") << ", " << (sizeof(T) == 4 ? "fp32" : "fp64")
+                    << ": buffer " << i << " differs";
         }
         return 0;
     });
@@ -116,6 +142,38 @@ TEST(Spans, TwoDimensionalModelsInStripsOfRowsEqualOneLaunch) {
     const ApfProblem apf(ApfParams::for_mesh(300, 170));  // 301 x 171 points, the mirror boundary
     spans_equal_one_launch<float>(apf, {0, 1, 9, 171});
     spans_equal_one_launch<double>(apf, {0, 1, 9, 171});
+}
+
+// The same in boxes cut along x and y at each strategy's tiles as well (an overlapped rank cut
+// across x or y updates the columns and rows beside its neighbours first): wide enough for three
+// spans of the widest tiles (128 cells of fp32 `vec`).
+TEST(Spans, Heat3dEveryStrategyInBoxesEqualsOneLaunch) {
+    REQUIRE_GPU();
+    for (HeatStencil st : {HeatStencil::p7, HeatStencil::p27}) {
+        SCOPED_TRACE(to_string(st));
+        const Heat3dProblem p(HeatParams::make_box(300, 75, 21, st));
+        spans_equal_one_launch<float>(p, {0, 3, 21}, true);
+        spans_equal_one_launch<double>(p, {0, 3, 21}, true);
+    }
+}
+
+TEST(Spans, Wave3dEveryStrategyInBoxesEqualsOneLaunch) {
+    REQUIRE_GPU();
+    std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", 150, 40, 20);
+    const WaveParams params = wave_params(150, 40, 20, 1.0, v, 0.5, 0, 3);
+    const Wave3dProblem p(params, std::move(v));
+    spans_equal_one_launch<float>(p, {0, 8, 20}, true);
+    spans_equal_one_launch<double>(p, {0, 8, 20}, true);
+}
+
+TEST(Spans, TwoDimensionalModelsInBoxesEqualOneLaunch) {
+    REQUIRE_GPU();
+    const Heat2dProblem heat(Heat2dParams::make(301, 70));
+    spans_equal_one_launch<float>(heat, {0, 4, 70}, true);
+    spans_equal_one_launch<double>(heat, {0, 4, 70}, true);
+    const ApfProblem apf(ApfParams::for_mesh(300, 60));  // the mirror boundary
+    spans_equal_one_launch<float>(apf, {0, 9, 61}, true);
+    spans_equal_one_launch<double>(apf, {0, 9, 61}, true);
 }
 
 }  // namespace

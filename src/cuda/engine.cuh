@@ -61,16 +61,18 @@ __global__ void initial_state(T* origin, const DevGrid g, const Initial init, co
 // Point sources and receivers (features.hpp), one block after a step's update: thread 0 adds
 // the sources in order (two may share a cell), then the receivers sample the updated field, then
 // thread 0 counts the step. The count lives on the device, so captured graphs replay it.
-// An overlapped pass (CudaEngine::overlapped_pass) calls it twice: for the points of the slabs it
-// updates first (those outside g's span along the slowest axis `slow`: `inside` false), then for
-// the rest after the interior (`inside` true); the second call counts the step.
+// An overlapped pass (CudaEngine::overlapped_pass) calls it twice: for the points of the faces it
+// updates first (those outside g's spans, the interior's: `inside` false), then for the rest after
+// the interior (`inside` true); the second call counts the step. `slow`: the slowest axis.
 template <class T>
 __global__ void point_features(T* u, const DevGrid g, const int slow, const bool inside, const bool count,
                                const PointSource* sources, const int ns, const GridPoint* receivers, const int nr,
                                T* traces, const std::int64_t record_steps, std::int64_t* step, const double dt) {
-    auto mine = [&](const GridPoint& p) {
+    auto mine = [&](const GridPoint& p) {  // g's spans: along the slowest axis, x, and y in 3D
         const int c = slow == 2 ? p.k : p.j;
-        return (c >= g.lo && c < g.hi) == inside;
+        const bool in = c >= g.lo && c < g.hi && p.i >= g.xlo && p.i < g.xhi &&
+                        (slow < 2 || (p.j >= g.ylo && p.j < g.yhi));
+        return in == inside;
     };
     const std::int64_t n = *step;
     if (threadIdx.x == 0)
@@ -330,7 +332,7 @@ public:
         // the connection and no exchange allocates its buffers later (inside a graph's capture).
         if (exchanging() && sub_->device_transfers())
             halos_.exchange(*sub_, halo_fields(2), buffers_.cur[0].grid(), sub_->halo, s);
-        overlap_ = plan_overlap();
+        overlap_ = plan_overlap(depth_);
         sync();
     }
 
@@ -354,6 +356,7 @@ public:
         knobs_ = {o.chunk};
         depth_ = depth;
         use_graphs_ = o.graphs;
+        overlap_ = plan_overlap(depth_);  // the faces are the new kernel's tiles
         allocate_next();
         sync();
     }
@@ -364,7 +367,9 @@ public:
     std::int64_t step() const override { return step_; }
     void synchronize() override { sync(); }
     std::string halo_schedule() const override {
-        if (overlap_.on) return "sent while the interior updates (the slabs beside the neighbours first)";
+        if (overlap_.on && overlap_.has_interior)
+            return "sent while the interior updates (the faces beside the neighbours first)";
+        if (overlap_.on) return "sent after each pass (" + overlap_.why + ")";
         return "before each pass" + (overlap_.why.empty() ? std::string() : " (" + overlap_.why + ")");
     }
     // What the device timed (exchanges over NCCL); host-timed ones are in the subdomain.
@@ -531,8 +536,8 @@ private:
             throw Error("the " + strategy_.name + " kernel's " + std::to_string(steps) + " steps per pass need halos " +
                         std::to_string(Model::radius * steps) + " cells deep; this rank's are " +
                         std::to_string(sub_->halo));
-        if (overlap_.on) {
-            overlapped_pass(steps, captured);
+        if (overlap_.on) {  // (a shorter last pass of a temporal kernel has wider tiles: its own faces)
+            overlapped_pass(steps == depth_ ? overlap_ : plan_overlap(steps), steps, captured);
             return;
         }
         if (exchanging()) {  // the halos `steps` radii deep from their owners
@@ -579,41 +584,120 @@ private:
         }
     }
 
-    // The halos of a rank whose grid is cut along its slowest axis only, over NCCL: the slabs its
-    // neighbours wait for are updated first (with the halos beside them: a pointwise field's halo
-    // cells are updated locally, not sent), then sent on the communication stream while the rest
+    // The halos of a rank over NCCL, overlapped: the cells its neighbours wait for are updated first
+    // (the faces of every cut axis, with the halos beside them: a pointwise field's halo cells are
+    // updated locally, not sent), then sent on the communication stream while the interior
     // updates. The pass ends when both are done, with the halos of the new state filled (all of
     // them, so that a pass of any depth may follow). Measured with the clock: the time from the
     // interior's end to the halos' arrival is what the exchange exposed.
+    //
+    // The faces are boxes of the local grid: along the slowest axis whole slabs, along y (3D) the
+    // rows between them, along x the columns between those; the interior is what is left. Along
+    // x and y the boxes' bounds are whole tiles of the kernel at the pass's depth (DevGrid::xlo),
+    // so a face is some of the whole launch's blocks and no cell is updated twice.
+    //
+    // Whether the halos travel after each pass (overlapped) or before it must be the same on every
+    // rank (their messages pair up), so it depends on what all share: the options, the kernel, the
+    // process grid. A rank too narrow for an interior between its faces (at the kernel's tiles)
+    // updates its whole grid on the communication stream as one face, and sends after it.
+    static constexpr int kMaxFaces = 6;
     struct Overlap {
         bool on = false;
-        int lo_end = 0, hi_start = 0;  // the interior span; slabs [0, lo_end) and [hi_start, n) first
-        int n = 0;                     // planes (rows in 2D) of the local grid
-        std::string why;               // when off: why
+        DevGrid faces[kMaxFaces] = {};
+        int n_faces = 0;
+        bool has_interior = false;
+        DevGrid interior = {};
+        std::string why;  // off, or on without an interior: why
     };
-    Overlap plan_overlap() const {
-        auto off = [](std::string why) { return Overlap{false, 0, 0, 0, std::move(why)}; };
+    Overlap plan_overlap(int steps) const {
+        auto off = [](std::string why) {
+            Overlap o;
+            o.why = std::move(why);
+            return o;
+        };
         // Staged through the host, the exchange is not on the device at all (the report says so).
         if (!exchanging() || !sub_->device_transfers()) return off("");
         if (!sub_->overlap) return off("--no-overlap");
-        const int slow = extent_.dims - 1;
-        for (int a = 0; a < slow; ++a)
-            if (sub_->neighbour[2 * a] >= 0 || sub_->neighbour[2 * a + 1] >= 0)
-                return off(std::string("not overlapped: the process grid cuts an axis other than ") + "xyz"[slow]);
+        const int dims = extent_.dims, slow = dims - 1;
         const Window& w = sub_->window;
-        const int h = sub_->halo, n = slow == 2 ? extent_.nz : extent_.ny;
-        const int lo_end = sub_->neighbour[2 * slow] >= 0 ? w.own_lo[slow] + h : 0;
-        const int hi_start = sub_->neighbour[2 * slow + 1] >= 0 ? w.own_lo[slow] + w.own_n[slow] - h : n;
-        if (hi_start <= lo_end)
-            return off("not overlapped: this rank's " + std::to_string(w.own_n[slow]) + (slow == 2 ? " planes" : " rows") +
-                       " leave no interior beside two " + std::to_string(h) + "-deep slabs");
-        return {true, lo_end, hi_start, n, ""};
+        const int h = sub_->halo;
+        const int n[3] = {extent_.nx, extent_.ny, extent_.nz};
+        int lo_end[3], hi_start[3];  // per axis: [0, lo_end) and [hi_start, n) are faces
+        TileCells tile;
+        bool cut_fast = false;
+        for (int a = 0; a < dims; ++a) {
+            lo_end[a] = sub_->neighbour[2 * a] >= 0 ? w.own_lo[a] + h : 0;
+            hi_start[a] = sub_->neighbour[2 * a + 1] >= 0 ? w.own_lo[a] + w.own_n[a] - h : n[a];
+            cut_fast |= a < slow && (lo_end[a] > 0 || hi_start[a] < n[a]);
+        }
+        if (cut_fast) {
+            // A 3D temporal kernel's blocks each hold half an SM's registers for a chunk of planes
+            // (tens of microseconds), and the faces across x or y go through pack and unpack
+            // kernels that wait for those blocks to leave (slabs need none): measured on 2 H200s,
+            // heat3d 512^3 a GPU at depth 4, ms/step before each pass -> overlapped, cut along x
+            // 0.174 -> 0.190, along y 0.168 -> 0.188 (docs/runs/156). So those kernels take no
+            // span of x or y, and their passes exchange before they run.
+            if (temporal() && dims == 3)
+                return off(
+                    "not overlapped: across x or y a 3D temporal kernel's blocks keep the faces' pack and "
+                    "unpack kernels waiting (slower than before each pass)");
+            if (!strategy_.tile)
+                return off("not overlapped: the " + strategy_.name + " kernel updates no span of x" +
+                           (dims == 3 ? " or y" : ""));
+            tile = strategy_.tile(steps);
+        }
+        Overlap o;
+        o.on = true;
+        const DevGrid whole = buffers_.cur[0].grid();
+        for (int a = 0; a < dims; ++a) {
+            if (a < slow) {  // whole tiles: a face beside a neighbour rounded out (the grid's edge stays)
+                const int t = a == 0 ? tile.x : tile.y;
+                lo_end[a] = (lo_end[a] + t - 1) / t * t;
+                if (hi_start[a] < n[a]) hi_start[a] = hi_start[a] / t * t;
+            }
+            if (hi_start[a] <= lo_end[a]) {
+                const char* unit = a == slow ? (dims == 3 ? " planes" : " rows")
+                                   : a == 0  ? " columns"
+                                             : " rows";
+                o.why = "not overlapped on ranks whose " + std::to_string(w.own_n[a]) + unit + " along " +
+                        "xyz"[a] + " leave no interior beside faces " + std::to_string(h) + " deep";
+                if (a < slow)
+                    o.why += " in the " + strategy_.name + " kernel's tiles of " +
+                             std::to_string(a == 0 ? tile.x : tile.y) + " cells";
+                o.faces[o.n_faces++] = whole;
+                o.interior.xlo = o.interior.xhi = 0;  // no point inside it
+                return o;
+            }
+        }
+        auto span = [&](DevGrid& g, int a, int lo, int hi) {
+            if (a == slow)
+                g.lo = lo, g.hi = hi;
+            else if (a == 0)
+                g.xlo = lo, g.xhi = hi;
+            else
+                g.ylo = lo, g.yhi = hi;
+        };
+        // Slowest axis first: each face spans the axes after it whole and those before it inside.
+        for (int a = slow; a >= 0; --a) {
+            for (int side = 0; side < 2; ++side) {
+                const int lo = side == 0 ? 0 : hi_start[a], hi = side == 0 ? lo_end[a] : n[a];
+                if (hi <= lo) continue;
+                DevGrid g = whole;
+                span(g, a, lo, hi);
+                for (int b = slow; b > a; --b) span(g, b, lo_end[b], hi_start[b]);
+                o.faces[o.n_faces++] = g;
+            }
+        }
+        o.has_interior = true;
+        o.interior = whole;
+        for (int a = 0; a < dims; ++a) span(o.interior, a, lo_end[a], hi_start[a]);
+        return o;
     }
-    // The slabs go on the communication stream (the highest priority, so their blocks are placed
+    // The faces go on the communication stream (the highest priority, so their blocks are placed
     // first) beside the interior on the main stream, not before it: launched first on one stream
     // they held the interior back by their own time, a few small launches that fill the GPU
     // poorly (heat3d 512^3 per rank: 24 us of a 670 us pass; docs/runs/56).
-    void overlapped_pass(int steps, int captured) {
+    void overlapped_pass(const Overlap& plan, int steps, int captured) {
         if (!clock_) clock_ = std::make_unique<ExchangeClock>();
         const bool cap = captured >= 0;
         const int slot = clock_->slot(cap, captured);
@@ -621,20 +705,18 @@ private:
         const bool points = !temporal() && has_points();  // (a temporal kernel refuses them)
         STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), main));
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(comm, fork_.get(), 0));
-        DevGrid g = buffers_.cur[0].grid();
-        if (overlap_.lo_end > 0) g.lo = 0, g.hi = overlap_.lo_end, update(g, steps, comm);
-        if (overlap_.hi_start < overlap_.n) g.lo = overlap_.hi_start, g.hi = overlap_.n, update(g, steps, comm);
-        g.lo = overlap_.lo_end, g.hi = overlap_.hi_start;  // the interior
-        if (points) {  // those of the slabs, before they are sent; then the interior's, which count the step
-            act_on_points(g, false, false, comm);
-            STRATA_CUDA_CHECK(cudaEventRecord(slabs_.get(), comm));
+        for (int f = 0; f < plan.n_faces; ++f) update(plan.faces[f], steps, comm);
+        if (points) {  // those of the faces, before they are sent; then the interior's, which count the step
+            act_on_points(plan.interior, false, false, comm);
+            STRATA_CUDA_CHECK(cudaEventRecord(faces_.get(), comm));
         }
-        update(g, steps, main);
+        if (plan.has_interior) update(plan.interior, steps, main);
         if (points) {
-            STRATA_CUDA_CHECK(cudaStreamWaitEvent(main, slabs_.get(), 0));
-            act_on_points(g, true, true, main);
+            STRATA_CUDA_CHECK(cudaStreamWaitEvent(main, faces_.get(), 0));
+            act_on_points(plan.interior, true, true, main);  // (counts the step)
         }
-        clock_->ready(slot, main, cap);
+        // Without an interior nothing overlaps: what is exposed is the exchange after the update.
+        clock_->ready(slot, plan.has_interior ? main : comm, cap);
         buffers_.swap(temporal());
         halos_.exchange(*sub_, halo_fields(steps), buffers_.cur[0].grid(), sub_->halo, comm);
         clock_->done(slot, comm, cap);
@@ -682,7 +764,7 @@ private:
     HaloStage<T, N> halos_;
     Overlap overlap_;
     Stream comm_{Stream::Urgent{}};  // the overlapped exchange's
-    Event fork_{cudaEventDisableTiming}, join_{cudaEventDisableTiming}, slabs_{cudaEventDisableTiming};
+    Event fork_{cudaEventDisableTiming}, join_{cudaEventDisableTiming}, faces_{cudaEventDisableTiming};
     mutable std::unique_ptr<ExchangeClock> clock_;  // exchanges on the device only; reading it waits for them
     Strategy<Model> strategy_;
     LaunchKnobs knobs_;

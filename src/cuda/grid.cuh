@@ -56,10 +56,20 @@ struct DevGrid {
     // rest while they travel (engine.cuh). Kernels lay their blocks over this span, offset by lo;
     // what they read, and where the boundary lies, stay the whole grid's.
     int lo = 0, hi = 1 << 30;
+    // The columns (x) a launch updates, and in 3D its rows (y): [xlo, xhi) and [ylo, yhi), all of
+    // them unless a rank cut along x or y updates the columns or rows beside its neighbours first.
+    // Each bound is a multiple of the launch's tile along that axis (Strategy::tile), or the
+    // axis's length or more, so that a span's blocks are exactly some of the whole launch's:
+    // kernels lay their blocks from xlo (ylo) and store what they stored before.
+    int xlo = 0, xhi = 1 << 30, ylo = 0, yhi = 1 << 30;
     __host__ __device__ std::int64_t at(int i, int j, int k = 0) const { return k * plane + j * pitch + i; }
     // The span's end on an axis of n cells, and its length.
     __host__ __device__ int end(int n) const { return hi < n ? hi : n; }
     __host__ __device__ int span(int n) const { return end(n) - lo; }
+    __host__ __device__ int xend() const { return xhi < nx ? xhi : nx; }
+    __host__ __device__ int yend() const { return yhi < ny ? yhi : ny; }
+    // Whether the launch updates every column and (3D) row.
+    __host__ __device__ bool whole_xy() const { return xlo == 0 && xhi >= nx && ylo == 0 && yhi >= ny; }
 };
 
 // The block's dynamic shared memory, declared here once for every kernel: two declarations of

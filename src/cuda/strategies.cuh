@@ -69,6 +69,17 @@ using FusedFn = void (*)(const Model&, const typename Model::Fields& rd, const t
 // (each tile's extended region read once, its output region written once).
 using FusedBytesFn = double (*)(const DevGrid&, int depth, const LaunchKnobs&);
 
+// The cells one block of a launch updates along x and (3D) y, at a depth (steps per pass): the
+// tile that the bounds of a span along those axes are multiples of (DevGrid::xlo).
+struct TileCells {
+    int x = 1, y = 1;
+};
+using TileFn = TileCells (*)(int depth);
+template <int X, int Y = 1>
+TileCells fixed_tile(int) {
+    return {X, Y};
+}
+
 // Either `launch` (one step per launch) or `fused` (several) is set. `chunked` says whether the
 // kernel reads LaunchKnobs::chunk (strips of rows or chunks of planes per block).
 template <class Model>
@@ -76,6 +87,7 @@ struct Strategy {
     std::string name;
     LaunchFn<Model> launch = nullptr;
     bool chunked = false;
+    TileFn tile = nullptr;
     FusedFn<Model> fused = nullptr;
     FusedBytesFn fused_bytes = nullptr;
     int max_depth = 1;
@@ -84,6 +96,23 @@ struct Strategy {
     // refuses it with this when it is asked for; `launch` is null then).
     std::string refuses = {};
 };
+
+// Blocks of w cells that cover a launch's span [lo, hi) of an axis of n cells, whose bounds
+// must be whole tiles (DevGrid::xlo): a planning error otherwise, not a user's.
+inline unsigned span_blocks(int lo, int hi, int n, int w, char axis) {
+    if (lo % w != 0 || (hi < n && hi % w != 0) || lo >= std::min(hi, n))
+        throw Error(std::string("internal: a launch's span [") + std::to_string(lo) + ", " +
+                    std::to_string(hi) + ") along " + axis + " is not whole tiles of " + std::to_string(w) +
+                    " cells of " + std::to_string(n));
+    return blocks_for(std::min(hi, n) - lo, w);
+}
+inline unsigned x_blocks(const DevGrid& g, int w) { return span_blocks(g.xlo, g.xhi, g.nx, w, 'x'); }
+inline unsigned y_blocks(const DevGrid& g, int w) { return span_blocks(g.ylo, g.yhi, g.ny, w, 'y'); }
+// The launch of a kernel that takes no span of x or y (its Strategy::tile is null).
+inline void require_whole_xy(const DevGrid& g) {
+    if (!g.whole_xy())
+        throw Error("internal: a span of x or y given to a kernel that updates whole rows and planes");
+}
 
 // Tile rows per block group (strata/core/block_order.hpp): as many rows of nbx tiles as the
 // device holds blocks at once, at least one.
@@ -95,42 +124,43 @@ int group_rows(KernelRef<Sig> k, unsigned nbx, int threads, std::size_t smem) {
 template <class Model, int BX, int BY>
 void launch_naive2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                     cudaStream_t s) {
-    launch(STRATA_KERNEL(naive2d, Model, BX, BY), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)),
+    launch(STRATA_KERNEL(naive2d, Model, BX, BY), dim3(x_blocks(g, BX), blocks_for(g.span(g.ny), BY)),
            dim3(BX, BY), 0, s, m, f, g);
 }
 template <class Model, int BX, int BY>
 void launch_smem2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                    cudaStream_t s) {
-    launch(STRATA_KERNEL(smem2d, Model, BX, BY), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), BY)),
+    launch(STRATA_KERNEL(smem2d, Model, BX, BY), dim3(x_blocks(g, BX), blocks_for(g.span(g.ny), BY)),
            dim3(BX, BY), 0, s, m, f, g);
 }
 template <class Model, int BX, int M>
 void launch_rows2d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                    cudaStream_t s) {
     const int rows = k.chunk > 0 ? k.chunk : kDefaultRows2d;
-    launch(STRATA_KERNEL(rows2d, Model, BX, M), dim3(blocks_for(g.nx, BX), blocks_for(g.span(g.ny), rows)),
-           BX, 0, s, m, f, g, rows);
+    launch(STRATA_KERNEL(rows2d, Model, BX, M), dim3(x_blocks(g, BX), blocks_for(g.span(g.ny), rows)), BX, 0,
+           s, m, f, g, rows);
 }
 template <class Model, int BX, int BY, int BZ>
 void launch_naive3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                     cudaStream_t s) {
     launch(STRATA_KERNEL(naive3d, Model, BX, BY, BZ),
-           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ),
-           0, s, m, f, g);
+           dim3(x_blocks(g, BX), y_blocks(g, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ), 0, s, m, f,
+           g);
 }
 template <class Model, int BX, int BY, int BZ>
 void launch_smem3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                    cudaStream_t s) {
     launch(STRATA_KERNEL(smem3d, Model, BX, BY, BZ),
-           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ),
-           0, s, m, f, g);
+           dim3(x_blocks(g, BX), y_blocks(g, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ), 0, s, m, f,
+           g);
 }
 template <class Model, int BX, int BY, int M, int V, int D, int MinBlocks = 2>
 void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs& k,
                      cudaStream_t s) {
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanes3d;
     const auto kernel = STRATA_KERNEL(planes3d, Model, BX, BY, M, V, D, MinBlocks);
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.span(g.nz), planes);
+    const unsigned nbx = x_blocks(g, BX * V), nby = y_blocks(g, BY * M),
+                   nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows(kernel, nbx, BX * BY, 0);
     launch(kernel, nbx * nby * nbz, dim3(BX, BY), 0, s, m, f, g, planes, rows);
 }
@@ -138,8 +168,8 @@ void launch_planes3d(const Model& m, const typename Model::Fields& f, const DevG
 template <class Model, int BX, int BY, int ZC, int V>
 void launch_cached3d(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                      cudaStream_t s) {
-    const dim3 grid(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC));
-    if (g.lo == 0 && g.end(g.nz) == g.nz)
+    const dim3 grid(x_blocks(g, BX * V), y_blocks(g, BY), blocks_for(g.span(g.nz), ZC));
+    if (g.lo == 0 && g.end(g.nz) == g.nz && g.whole_xy())
         launch(STRATA_KERNEL(cached3d, Model, BX, BY, ZC, V, true), grid, dim3(BX, BY), 0, s, m, f, g);
     else
         launch(STRATA_KERNEL(cached3d, Model, BX, BY, ZC, V, false), grid, dim3(BX, BY), 0, s, m, f, g);
@@ -153,7 +183,8 @@ void launch_async3d(const Model& m, const typename Model::Fields& f, const DevGr
     static_assert(smem <= 48 * 1024, "more stages need cudaFuncSetAttribute for the dynamic shared memory");
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
     const auto kernel = STRATA_KERNEL(async3d, Model, BX, BY, M, V, S);
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.span(g.nz), planes);
+    const unsigned nbx = x_blocks(g, BX * V), nby = y_blocks(g, BY * M),
+                   nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows(kernel, nbx, BX * BY, smem);
     launch(kernel, nbx * nby * nbz, dim3(BX, BY), smem, s, m, f, g, planes, rows);
 }
@@ -171,7 +202,8 @@ void launch_tma3d(const Model& m, const typename Model::Fields& f, const DevGrid
     const int planes = k.chunk > 0 ? k.chunk : kDefaultPlanesAsync3d;
     const auto kernel = STRATA_KERNEL(tma3d, Model, BX, BY, M, V, S, Ws);
     constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY * M), nbz = blocks_for(g.span(g.nz), planes);
+    const unsigned nbx = x_blocks(g, BX * V), nby = y_blocks(g, BY * M),
+                   nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows(kernel, nbx, BX * threads_y, smem);
     launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), smem, s, m, f, g, planes, rows, in);
 }
@@ -183,6 +215,7 @@ void launch_temporal2d(const Model& m, const typename Model::Fields& rd, const t
                        const DevGrid& g, int depth, const LaunchKnobs&, cudaStream_t s) {
     using Tile = TemporalTile<typename Model::value_type, BX, BY, CY>;
     const int reach = depth * Model::radius;
+    require_whole_xy(g);
     const int tiles_x = int(blocks_for(g.nx, Tile::out_w(reach)));
     const int tiles = tiles_x * int(blocks_for(g.span(g.ny), Tile::out_h(reach)));
     constexpr std::size_t smem = temporal2d_smem_bytes<Model, BX, BY, CY>();
@@ -215,6 +248,9 @@ Strategy<Model> temporal_strategy(std::string_view name) {
     Strategy<Model> t{std::string(name)};
     t.fused = launch_temporal2d<Model, BX, BY, CY, MinBlocks>;
     t.fused_bytes = temporal2d_bytes<Model, BX, BY, CY>;
+    // No span of x (Strategy::tile): the tile's place among a span's columns took two divisions a
+    // block, and on an H100 heat2d at depth 8 ran 1626 GCells/s against 1737, apf at depth 4 470
+    // against 481 (docs/runs/160). A rank cut across x exchanges before each pass with it.
     constexpr int R = Model::radius;
     t.max_depth = std::max(1, TemporalTile<typename Model::value_type, BX, BY, CY>::max_depth / R);
     constexpr int light = cells_only<Model>() ? kCellsLightFlops : kLightFlops;
@@ -309,6 +345,7 @@ void launch_temporal3d(const Model& m, const typename Model::Fields& rd, const t
     with_temporal3d<Model, BY, S, MinBlocks, Ks...>(g, depth, [&](auto shape) {
         using L = decltype(shape);
         const int planes = L::planes(g, k);
+        require_whole_xy(g);
         const dim3 blocks(blocks_for(g.nx, L::Tile::out_w(depth)), blocks_for(g.ny, L::Tile::out_h(depth)),
                           blocks_for(g.span(g.nz), planes));
         launch(L::kernel(), blocks, dim3(L::Tile::BX, BY), L::smem, s, m, rd, wr, g, planes);
@@ -332,6 +369,7 @@ Strategy<Model> temporal3d_strategy(std::string_view name) {
     t.chunked = true;
     t.fused = launch_temporal3d<Model, BY, S, MinBlocks, Ks...>;
     t.fused_bytes = temporal3d_bytes<Model, BY, S, MinBlocks, Ks...>;
+    // No span of x or y (Strategy::tile): across them the overlap lost (CudaEngine::plan_overlap).
     t.max_depth = std::max({Ks...});
     t.default_depth = !Model::star ? kDefaultDepth3dBox
                       : partial_words<Model>() > 1 && sizeof(typename Model::value_type) == 8
@@ -390,6 +428,7 @@ void launch_cells_temporal3d(const Model& m, const typename Model::Fields& rd, c
     with_cells_temporal3d_depth<Model, BY>(depth, [&](auto K) {
         using L = CellsTemporal3dLaunch<Model, BY, MinBlocks, decltype(K)::value>;
         const int planes = L::planes(g, k);
+        require_whole_xy(g);
         const dim3 blocks(blocks_for(g.nx, L::Tile::out_w(L::reach)),
                           blocks_for(g.ny, L::Tile::out_h(L::reach)), blocks_for(g.span(g.nz), planes));
         launch(L::kernel(), blocks, dim3(L::Tile::BX, BY), L::smem, s, m, rd, wr, g, planes);
@@ -418,6 +457,7 @@ Strategy<Model> cells_temporal3d_strategy(std::string_view name) {
     t.chunked = true;
     t.fused = launch_cells_temporal3d<Model, BY, MinBlocks>;
     t.fused_bytes = cells_temporal3d_bytes<Model, BY, MinBlocks>;
+    // No span of x or y, as temporal3d.
     t.max_depth = cells_temporal3d_max_depth<Model, BY>();
     // The fastest measured (H100, GCells/s fp32/fp64 at depths 2 and 3): 3D Gray-Scott at 384^3
     // 237/126 and 205/103, the 27-point box at 512^3 244/115 and 228/99.
@@ -428,13 +468,17 @@ Strategy<Model> cells_temporal3d_strategy(std::string_view name) {
 // The kernels of the radius-1 strategies in strategy_names.hpp, entry by entry.
 template <class Model>
 std::vector<Strategy<Model>> radius1_strategies() {
-    std::vector<LaunchFn<Model>> kernels;
+    std::vector<std::pair<LaunchFn<Model>, TileFn>> kernels;  // each launch and its blocks' cells
     std::vector<Strategy<Model>> out;
     if constexpr (Model::dims == 2) {
-        kernels = {launch_naive2d<Model, 32, 8>, launch_smem2d<Model, 32, 8>, launch_rows2d<Model, 128, 1>,
-                   launch_rows2d<Model, 128, 2>, launch_rows2d<Model, 128, 4>};
+        kernels = {{launch_naive2d<Model, 32, 8>, fixed_tile<32>},
+                   {launch_smem2d<Model, 32, 8>, fixed_tile<32>},
+                   {launch_rows2d<Model, 128, 1>, fixed_tile<128>},
+                   {launch_rows2d<Model, 128, 2>, fixed_tile<128>},
+                   {launch_rows2d<Model, 128, 4>, fixed_tile<128>}};
         for (std::size_t i = 0; i < kernels.size(); ++i)
-            out.push_back({std::string(kStrategies2d[i].name), kernels[i], kStrategies2d[i].chunked});
+            out.push_back({std::string(kStrategies2d[i].name), kernels[i].first, kStrategies2d[i].chunked,
+                           kernels[i].second});
         // 64 x 64-cell tiles, one per block, 4 rows per thread: fp32 256 threads of 4 cells (77
         // registers, three blocks per SM), fp64 512 threads of 2 cells (64 registers, 60 bytes of
         // spills, two blocks per SM). Measured on an H100 at 8192^2, depth 4, GCells/s: fp32 with
@@ -474,12 +518,17 @@ std::vector<Strategy<Model>> radius1_strategies() {
         // 92.9; 32 x 2, 2 planes 93.1 / 97.1; 8 planes 89.8-92.2 / 83.4-84.3 (more registers,
         // fewer blocks).
         constexpr int ZC = kFp32Shapes<typename Model::value_type> ? 4 : 3;
-        kernels = {launch_naive3d<Model, 32, 4, 2>,        launch_smem3d<Model, 32, 4, 4>,
-                   launch_planes3d<Model, 32, 8, 1, 1, 2>, launch_planes3d<Model, 32, 8, 2, 1, 2>,
-                   launch_planes3d<Model, 32, 8, 4, 1, D>, launch_planes3d<Model, 32, 8, 2, V, D>,
-                   launch_async3d<Model, 32, 8, 2, V, 4>,  launch_cached3d<Model, 32, 4, ZC, VC>};
+        kernels = {{launch_naive3d<Model, 32, 4, 2>, fixed_tile<32, 4>},
+                   {launch_smem3d<Model, 32, 4, 4>, fixed_tile<32, 4>},
+                   {launch_planes3d<Model, 32, 8, 1, 1, 2>, fixed_tile<32, 8>},
+                   {launch_planes3d<Model, 32, 8, 2, 1, 2>, fixed_tile<32, 16>},
+                   {launch_planes3d<Model, 32, 8, 4, 1, D>, fixed_tile<32, 32>},
+                   {launch_planes3d<Model, 32, 8, 2, V, D>, fixed_tile<32 * V, 16>},
+                   {launch_async3d<Model, 32, 8, 2, V, 4>, fixed_tile<32 * V, 16>},
+                   {launch_cached3d<Model, 32, 4, ZC, VC>, fixed_tile<32 * VC, 4>}};
         for (std::size_t i = 0; i < kernels.size(); ++i)
-            out.push_back({std::string(kStrategies3d[i].name), kernels[i], kStrategies3d[i].chunked});
+            out.push_back({std::string(kStrategies3d[i].name), kernels[i].first, kStrategies3d[i].chunked,
+                           kernels[i].second});
         // 64 x 32-cell tiles, a 4-stage ring; fp32 two blocks of 512 threads per SM, fp64 one of
         // 1024 (64 registers either way; no spill up to depth 4). Measured on an H100 (512^3,
         // depth 4): 64 x 64 tiles of 1024 threads (fp32, one block per SM) were 8% slower, and
@@ -493,9 +542,10 @@ std::vector<Strategy<Model>> radius1_strategies() {
 #ifdef STRATA_CUDA_TMA
         // async's tile and ring (32 x 8 threads of 2 rows x V cells, 4 stages), loaded by the TMA.
         static_assert(Model::zero_ghosts && !Model::mirror, "the radius-1 3D models have zero ghosts");
-        out.push_back({std::string(kStrategies3d[9].name), launch_tma3d<Model, 32, 8, 2, V, 4, true>, kStrategies3d[9].chunked});
+        out.push_back({std::string(kStrategies3d[9].name), launch_tma3d<Model, 32, 8, 2, V, 4, true>,
+                       kStrategies3d[9].chunked, fixed_tile<32 * V, 16>});
         out.push_back({std::string(kStrategies3d[10].name), launch_tma3d<Model, 32, 8, 2, V, 4, false>,
-                       kStrategies3d[10].chunked});
+                       kStrategies3d[10].chunked, fixed_tile<32 * V, 16>});
 #endif
     }
     return out;
@@ -515,8 +565,8 @@ void launch_stream3d(const Model& m, const typename Model::Fields& f, const DevG
     const auto kernel = STRATA_KERNEL(stream3d, Model, BX, BY, A);
     allow_dynamic_smem(kernel, smem);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultStreamPlanes;
-    launch(kernel, dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)),
-           dim3(BX, BY), smem, s, m, f, g, planes);
+    launch(kernel, dim3(x_blocks(g, BX), y_blocks(g, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY),
+           smem, s, m, f, g, planes);
 }
 
 // cached for a cells-only model: 32 x BY threads, each with V cells of its row in ZC planes (3D:
@@ -525,8 +575,8 @@ template <class Model, int BY, int ZC, int V, int MB>
 void launch_cells_cached(const Model& m, const typename Model::Fields& f, const DevGrid& g,
                          const LaunchKnobs&, cudaStream_t s) {
     const dim3 grid = Model::dims == 3
-                          ? dim3(blocks_for(g.nx, 32 * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), ZC))
-                          : dim3(blocks_for(g.nx, 32 * V), blocks_for(g.span(g.ny), BY * ZC));
+                          ? dim3(x_blocks(g, 32 * V), y_blocks(g, BY), blocks_for(g.span(g.nz), ZC))
+                          : dim3(x_blocks(g, 32 * V), blocks_for(g.span(g.ny), BY * ZC));
     launch(STRATA_KERNEL(cells_cached, Model, BY, ZC, V, MB), grid, dim3(32, BY), 0, s, m, f, g);
 }
 
@@ -540,13 +590,17 @@ std::vector<Strategy<Model>> cell_strategies() {
     std::vector<Strategy<Model>> out;
     const std::string naive(kStrategiesCells3d[0].name), smem(kStrategiesCells3d[1].name);
     if constexpr (Model::dims == 2) {
-        out.push_back({naive, launch_naive2d<Model, 32, 8>, false});
-        if constexpr (smem_fits<Model>()) out.push_back({smem, launch_smem2d<Model, 32, 8>, false});
+        out.push_back({naive, launch_naive2d<Model, 32, 8>, false, fixed_tile<32>});
+        if constexpr (smem_fits<Model>())
+            out.push_back({smem, launch_smem2d<Model, 32, 8>, false, fixed_tile<32>});
     } else {
-        out.push_back({naive, launch_naive3d<Model, 32, 4, 2>, false});
-        if constexpr (smem_fits<Model>()) out.push_back({smem, launch_smem3d<Model, 32, 4, smem_brick_z<Model>()>, false});
+        out.push_back({naive, launch_naive3d<Model, 32, 4, 2>, false, fixed_tile<32, 4>});
+        if constexpr (smem_fits<Model>())
+            out.push_back(
+                {smem, launch_smem3d<Model, 32, 4, smem_brick_z<Model>()>, false, fixed_tile<32, 4>});
         if constexpr (stream_fits<Model>())
-            out.push_back({std::string(kStrategiesCells3d[2].name), launch_stream3d<Model, 32, 16, 2>, true});
+            out.push_back({std::string(kStrategiesCells3d[2].name), launch_stream3d<Model, 32, 16, 2>, true,
+                           fixed_tile<32, 16>});
     }
     // At 16 bits a thread takes two cells of its row (in half the planes or rows: as many cells), so
     // that the indices, shuffles and loads of a row's window serve two cells; at fp32 and fp64 one.
@@ -568,7 +622,8 @@ std::vector<Strategy<Model>> cell_strategies() {
         constexpr int V = sizeof(T) == 2 ? 2 : 1, BY = 4, ZC = cached_planes<Model, T>();
         constexpr int MB = sizeof(T) == 8 ? 1 : 1024 / (32 * BY);
         out.push_back({std::string(kStrategiesCells3d[3].name),
-                       launch_cells_cached<Model, BY, (V > 1 && ZC > 1 ? ZC / V : ZC), V, MB>, false});
+                       launch_cells_cached<Model, BY, (V > 1 && ZC > 1 ? ZC / V : ZC), V, MB>, false,
+                       fixed_tile < 32 * V, Model::dims == 3 ? BY : 1 > });
     }
     // temporal2d's shapes: fp32 16 x 16 threads, fp64 32 x 16, 4 rows each; two blocks per SM
     // for one neighbourhood field, one for two (twice the shared memory) or, in fp64, with

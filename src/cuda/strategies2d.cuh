@@ -9,7 +9,7 @@ namespace strata::cuda {
 // reuse). The baseline every other strategy is measured against.
 template <class Model, int BX, int BY>
 __global__ void __launch_bounds__(BX* BY) naive2d(const Model m, const typename Model::Fields f, const DevGrid g) {
-    const int i = blockIdx.x * BX + threadIdx.x, j = g.lo + blockIdx.y * BY + threadIdx.y;
+    const int i = g.xlo + blockIdx.x * BX + threadIdx.x, j = g.lo + blockIdx.y * BY + threadIdx.y;
     if (i >= g.nx || j >= g.end(g.ny)) return;
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     auto at = [&](int h, int di, int dj) {
@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(BX* BY) smem2d(const Model m, const typename M
     constexpr int R = Model::radius, TX = BX + 2 * R, TY = BY + 2 * R, H = hoods<Model>();
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     __shared__ T tile[H][TY][TX];
-    const int x0 = blockIdx.x * BX - R, y0 = g.lo + blockIdx.y * BY - R;
+    const int x0 = g.xlo + blockIdx.x * BX - R, y0 = g.lo + blockIdx.y * BY - R;
     for (int t = threadIdx.y * BX + threadIdx.x; t < TX * TY; t += BX * BY) {
         const int ty = t / TX, tx = t - ty * TX;
         const std::int64_t from =
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(BX) rows2d(const Model m, const typename Model
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     constexpr int H = hoods<Model>();
     __shared__ T row[H][M][BX + 2];
-    const int tx = threadIdx.x, xb = blockIdx.x * BX, x = xb + tx;
+    const int tx = threadIdx.x, xb = g.xlo + blockIdx.x * BX, x = xb + tx;
     const int y0 = g.lo + blockIdx.y * strip, y1 = min(y0 + strip, g.end(g.ny));
     const bool active_col = x < g.nx;
     // Threads past the right edge load clamped columns: the first of them holds exactly the

@@ -10,7 +10,8 @@ namespace strata::cuda {
 // naive: one thread per cell, every neighbour from global memory.
 template <class Model, int BX, int BY, int BZ>
 __global__ void __launch_bounds__(BX* BY* BZ) naive3d(const Model m, const typename Model::Fields f, const DevGrid g) {
-    const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y, k = g.lo + blockIdx.z * BZ + threadIdx.z;
+    const int i = g.xlo + blockIdx.x * BX + threadIdx.x, j = g.ylo + blockIdx.y * BY + threadIdx.y,
+              k = g.lo + blockIdx.z * BZ + threadIdx.z;
     if (i >= g.nx || j >= g.ny || k >= g.end(g.nz)) return;
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     auto at = [&](int h, int di, int dj, int dk) {
@@ -32,7 +33,8 @@ __global__ void __launch_bounds__(BX* BY* BZ) smem3d(const Model m, const typena
     constexpr int R = Model::radius, TX = BX + 2 * R, TY = BY + 2 * R, TZ = BZ + 2 * R, H = hoods<Model>();
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     __shared__ T tile[H][TZ][TY][TX];
-    const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R, z0 = g.lo + blockIdx.z * BZ - R;
+    const int x0 = g.xlo + blockIdx.x * BX - R, y0 = g.ylo + blockIdx.y * BY - R,
+              z0 = g.lo + blockIdx.z * BZ - R;
     const int tid = (threadIdx.z * BY + threadIdx.y) * BX + threadIdx.x;
     for (int t = tid; t < TX * TY * TZ; t += BX * BY * BZ) {
         const int tz = t / (TX * TY), rest = t - tz * TX * TY, ty = rest / TX, tx = rest - ty * TX;
@@ -213,9 +215,10 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
     using Tile = PlaneTile<T, Model::mirror, BX, BY, M, V>;
     using Sums = typename Model::Sums;
     __shared__ __align__(16) T tile[Tile::CELLS];
-    const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
-                                        blocks_for(g.span(g.nz), zchunk), rows);
-    const Tile t(g, b.x * Tile::W, b.y * BY * M);
+    const BlockCoords b =
+        grouped_block(blockIdx.x, blocks_for(g.xend() - g.xlo, Tile::W), blocks_for(g.yend() - g.ylo, BY * M),
+                      blocks_for(g.span(g.nz), zchunk), rows);
+    const Tile t(g, g.xlo + b.x * Tile::W, g.ylo + b.y * BY * M);
     const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
 
     // The next D planes to enter the tile, loaded ahead into slots used round-robin: slot d is
@@ -282,8 +285,8 @@ __global__ void __launch_bounds__(BX* BY, MinBlocks)
 // its sectors would be a few percent of the reads. A thread loads its ZC + 2 own vectors first,
 // so that they are all in flight at once, then each plane's neighbour rows; the plane sums of
 // each plane are taken once (a star stencil takes only the centers of the two end planes).
-// `Whole`: the launch updates every plane (the span is the grid), and the kernel never reads lo
-// or hi. With the span's offset, though uniform, ptxas spreads the first loads out among the
+// `Whole`: the launch updates every cell (the spans are the grid's), and the kernel never reads
+// their bounds. With the span's offset, though uniform, ptxas spreads the first loads out among the
 // address arithmetic instead of issuing them together, and heat 7pt fp64 512^3 took 0.7596
 // ms/step against 0.7411 on an H100 (2.5%; fp32 0.3698 against 0.3691; docs/runs/69).
 template <class Model, int BX, int BY, int ZC, int V, bool Whole>
@@ -294,7 +297,8 @@ __global__ void __launch_bounds__(BX* BY)
     using Vec = Lanes<T, V>;
     static_assert(Model::zero_ghosts && V > 1, "zero ghosts, not read; 8- or 16-byte vectors");
     static_assert(BX == 32, "a warp is one row of threads: the x-neighbours pass between its lanes");
-    const int lane = threadIdx.x, x0 = (blockIdx.x * BX + lane) * V, y = blockIdx.y * BY + threadIdx.y;
+    const int lane = threadIdx.x, x0 = (Whole ? 0 : g.xlo) + (blockIdx.x * BX + lane) * V,
+              y = (Whole ? 0 : g.ylo) + blockIdx.y * BY + threadIdx.y;
     const int z0 = (Whole ? 0 : g.lo) + blockIdx.z * ZC, z_end = Whole ? g.nz : g.end(g.nz);
     // Threads past the grid's width read nothing: their zeros are at most the ghost column's.
     const bool own_x = x0 < g.nx, left_x = x0 > 0 && x0 <= g.nx, right_x = x0 + V < g.nx;
@@ -417,9 +421,10 @@ __global__ void __launch_bounds__(BX* BY)
     using Sums = typename Model::Sums;
     unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of Tile::CELLS
-    const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
-                                        blocks_for(g.span(g.nz), zchunk), rows);
-    const Tile t(g, b.x * Tile::W, b.y * BY * M);
+    const BlockCoords b =
+        grouped_block(blockIdx.x, blocks_for(g.xend() - g.xlo, Tile::W), blocks_for(g.yend() - g.ylo, BY * M),
+                      blocks_for(g.span(g.nz), zchunk), rows);
+    const Tile t(g, g.xlo + b.x * Tile::W, g.ylo + b.y * BY * M);
     const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
 
     auto stage = [&](int q) { return ring + ((q - z0 + 1) % S) * Tile::CELLS; };
@@ -472,7 +477,7 @@ __global__ void __launch_bounds__(BX* BY)
     constexpr bool mirror = Model::mirror, periodic = periodic_boundary<Model>();
     unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of H planes of CELLS
-    const int x0 = blockIdx.x * BX - R, y0 = blockIdx.y * BY - R;
+    const int x0 = g.xlo + blockIdx.x * BX - R, y0 = g.ylo + blockIdx.y * BY - R;
     const int z0 = g.lo + blockIdx.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
     const int tid = threadIdx.y * BX + threadIdx.x;
 
@@ -613,8 +618,10 @@ __global__ void __launch_bounds__(32 * BY, MB)
     cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
     constexpr int R = Model::radius;
     constexpr bool three = Model::dims == 3;
-    const int x = (blockIdx.x * 32 + threadIdx.x) * V;
-    const int y = three ? blockIdx.y * BY + threadIdx.y : 0;  // 3D: the thread's row
+    const int bx = g.xlo / (32 * V) + blockIdx.x,
+              by = three ? g.ylo / BY + blockIdx.y : 0;  // the block's tile
+    const int x = (bx * 32 + threadIdx.x) * V;
+    const int y = three ? by * BY + threadIdx.y : 0;  // 3D: the thread's row
     // The thread's first plane (3D) or row (2D), and the end of the launch's span of them.
     const int s0 = g.lo + (three ? blockIdx.z * ZC : (blockIdx.y * BY + threadIdx.y) * ZC);
     const int s_end = g.end(three ? g.nz : g.ny);
@@ -623,9 +630,9 @@ __global__ void __launch_bounds__(32 * BY, MB)
     // loads together (a choice per load kept them apart: a 27-point box ran at half the rate).
     const int bs0 = g.lo + (three ? blockIdx.z * ZC : blockIdx.y * BY * ZC),
               bs1 = bs0 + (three ? ZC : BY * ZC);
-    const bool interior = int(blockIdx.x) * 32 * V >= R && int(blockIdx.x + 1) * 32 * V + R <= g.nx && bs0 >= R &&
+    const bool interior = bx * 32 * V >= R && (bx + 1) * 32 * V + R <= g.nx && bs0 >= R &&
                           bs1 + R <= (three ? g.nz : g.ny) &&
-                          (!three || (int(blockIdx.y) * BY >= R && int(blockIdx.y + 1) * BY + R <= g.ny));
+                          (!three || (by * BY >= R && (by + 1) * BY + R <= g.ny));
     if (interior)
         cells_cached_sweep<Model, BY, ZC, V, true>(m, f, g, x, y, s0, s_end);
     else
@@ -660,9 +667,10 @@ __global__ void __launch_bounds__(BX*(BY + int(Ws)))
     unsigned char* const smem_raw = dynamic_smem();
     T* ring = reinterpret_cast<T*>(smem_raw);  // S stages of STAGE elements, then the barriers
     TmaRing<S>& pipe = *reinterpret_cast<TmaRing<S>*>(smem_raw + S * STAGE * sizeof(T));
-    const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY * M),
-                                        blocks_for(g.span(g.nz), zchunk), rows);
-    const int xb = b.x * Tile::W, yb = b.y * BY * M;
+    const BlockCoords b =
+        grouped_block(blockIdx.x, blocks_for(g.xend() - g.xlo, Tile::W), blocks_for(g.yend() - g.ylo, BY * M),
+                      blocks_for(g.span(g.nz), zchunk), rows);
+    const int xb = g.xlo + b.x * Tile::W, yb = g.ylo + b.y * BY * M;
     const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
     const int planes = z1 - z0 + 2;  // z0-1 .. z1: each updated plane's neighbours
 

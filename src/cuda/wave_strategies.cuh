@@ -28,7 +28,8 @@ __device__ __forceinline__ int clamp_ghost(int i, int n) {
 template <class Model, int BX, int BY, int BZ>
 __global__ void __launch_bounds__(BX* BY* BZ)
     wave_naive(const Model m, const typename Model::Fields f, const DevGrid g) {
-    const int i = blockIdx.x * BX + threadIdx.x, j = blockIdx.y * BY + threadIdx.y, k = g.lo + blockIdx.z * BZ + threadIdx.z;
+    const int i = g.xlo + blockIdx.x * BX + threadIdx.x, j = g.ylo + blockIdx.y * BY + threadIdx.y,
+              k = g.lo + blockIdx.z * BZ + threadIdx.z;
     if (i >= g.nx || j >= g.ny || k >= g.end(g.nz)) return;
     const std::int64_t c = g.at(i, j, k);
     auto nb = [&](int di, int dj, int dk) { return f.in[c + g.at(di, dj, dk)]; };
@@ -57,10 +58,10 @@ struct WaveTile {
     int halo_slot[H];         // -1: none
     unsigned inside;          // bit 0: the own word holds interior cells of its row; bit 1+h: halo word h
 
-    // The tile of block column (bx, by).
+    // The tile of block column (bx, by) of the launch's spans (DevGrid::xlo).
     __device__ WaveTile(const DevGrid& g, int bx, int by) {
         const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
-        const int xb = bx * W, yb = by * BY;
+        const int xb = g.xlo + bx * W, yb = g.ylo + by * BY;
         x = xb + tx * V;
         y = yb + ty;
         // The last V-aligned word that holds cells up to nx+R-1: the padded rows end at a
@@ -238,8 +239,9 @@ __global__ void __launch_bounds__(BX* BY)
     unsigned char* const smem_raw = dynamic_smem();
     T* p_ring = reinterpret_cast<T*>(smem_raw);
     T* v_ring = p_ring + SP * Tile::CELLS;  // stage s: p^{n-1} at v_ring + 2 s OWN, vdt2 after it
-    const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY),
-                                        blocks_for(g.span(g.nz), zchunk), rows);
+    const BlockCoords b =
+        grouped_block(blockIdx.x, blocks_for(g.xend() - g.xlo, Tile::W), blocks_for(g.yend() - g.ylo, BY),
+                      blocks_for(g.span(g.nz), zchunk), rows);
     const Tile t(g, b.x, b.y);
     const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
     const int v_slot = threadIdx.y * Tile::W + threadIdx.x * V;
@@ -335,9 +337,10 @@ __global__ void __launch_bounds__(BX*(BY + int(Ws)), 2)
     T* v_ring = p_ring + L::SP * L::P_STAGE;  // stage s: p^{n-1} at v_ring + s V_STAGE, vdt2 OWN after it
     TmaRing<L::SP>& pr = *reinterpret_cast<TmaRing<L::SP>*>(v_ring + L::SV * L::V_STAGE);
     TmaRing<L::SV>& vr = *reinterpret_cast<TmaRing<L::SV>*>(&pr + 1);
-    const BlockCoords b = grouped_block(blockIdx.x, blocks_for(g.nx, Tile::W), blocks_for(g.ny, BY),
-                                        blocks_for(g.span(g.nz), zchunk), rows);
-    const int xb = b.x * Tile::W, yb = b.y * BY;
+    const BlockCoords b =
+        grouped_block(blockIdx.x, blocks_for(g.xend() - g.xlo, Tile::W), blocks_for(g.yend() - g.ylo, BY),
+                      blocks_for(g.span(g.nz), zchunk), rows);
+    const int xb = g.xlo + b.x * Tile::W, yb = g.ylo + b.y * BY;
     const int z0 = g.lo + b.z * zchunk, z1 = min(z0 + zchunk, g.end(g.nz));
     const int n = z1 - z0;  // planes updated; p tiles 0 .. n+2R-1
 
@@ -397,8 +400,8 @@ template <class Model, int BX, int BY, int BZ>
 void launch_wave_naive(const Model& m, const typename Model::Fields& f, const DevGrid& g, const LaunchKnobs&,
                        cudaStream_t s) {
     launch(STRATA_KERNEL(wave_naive, Model, BX, BY, BZ),
-           dim3(blocks_for(g.nx, BX), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ),
-           0, s, m, f, g);
+           dim3(x_blocks(g, BX), y_blocks(g, BY), blocks_for(g.span(g.nz), BZ)), dim3(BX, BY, BZ), 0, s, m, f,
+           g);
 }
 // Planes per block for the async strategy. Measured at 512^3 (H100, --chunk, 5 repeats, ghosts
 // zero-filled, grouped block order): short chunks win although each refills 2R planes of its
@@ -415,7 +418,7 @@ void launch_wave_async(const Model& m, const typename Model::Fields& f, const De
     const auto kernel = STRATA_KERNEL(wave_async, Model, BX, BY, V, K);
     allow_dynamic_smem(kernel, smem);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY), nbz = blocks_for(g.span(g.nz), planes);
+    const unsigned nbx = x_blocks(g, BX * V), nby = y_blocks(g, BY), nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows(kernel, nbx, BX * BY, smem);
     launch(kernel, nbx * nby * nbz, dim3(BX, BY), smem, s, m, f, g, planes, rows);
 }
@@ -438,8 +441,7 @@ void launch_wave_tma(const Model& m, const typename Model::Fields& f, const DevG
         interior_tensor_map(f.vdt2, g.nx, g.ny, g.nz, g.pitch, g.plane, e, L::Tile::W, BY);
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWaveAsyncPlanes;
     constexpr int threads_y = BY + int(Ws);  // the DMA warp's row
-    const unsigned nbx = blocks_for(g.nx, BX * V), nby = blocks_for(g.ny, BY),
-                   nbz = blocks_for(g.span(g.nz), planes);
+    const unsigned nbx = x_blocks(g, BX * V), nby = y_blocks(g, BY), nbz = blocks_for(g.span(g.nz), planes);
     const int rows = group_rows(kernel, nbx, BX * threads_y, L::bytes);
     launch(kernel, nbx * nby * nbz, dim3(BX, threads_y), L::bytes, s, m, f, g, planes, rows, p_map, prev_map,
            vdt2_map);
@@ -450,8 +452,8 @@ void launch_wave_planes(const Model& m, const typename Model::Fields& f, const D
     constexpr int V = kLanes<typename Model::value_type>;
     const int planes = k.chunk > 0 ? k.chunk : kDefaultWavePlanes;
     launch(STRATA_KERNEL(wave_planes, Model, BX, BY, V, MinBlocks),
-           dim3(blocks_for(g.nx, BX * V), blocks_for(g.ny, BY), blocks_for(g.span(g.nz), planes)),
-           dim3(BX, BY), 0, s, m, f, g, planes);
+           dim3(x_blocks(g, BX * V), y_blocks(g, BY), blocks_for(g.span(g.nz), planes)), dim3(BX, BY), 0, s,
+           m, f, g, planes);
 }
 
 // The kernels of kStrategiesWave, entry by entry. 16 x 16 threads of 16-byte words: tiles of
@@ -459,12 +461,15 @@ void launch_wave_planes(const Model& m, const typename Model::Fields& f, const D
 // x-halo (two 16-byte words per row) add 0.6 (0.75) cells of L2 reads per cell.
 template <class Model>
 std::vector<Strategy<Model>> wave_strategy_table() {
-    const std::vector<LaunchFn<Model>> kernels = {launch_wave_naive<Model, 32, 4, 2>,
-                                                  launch_wave_planes<Model, 16, 16, 2>,
-                                                  launch_wave_async<Model, 16, 16, 2>};
+    constexpr int V = kLanes<typename Model::value_type>;
+    const std::vector<std::pair<LaunchFn<Model>, TileFn>> kernels = {
+        {launch_wave_naive<Model, 32, 4, 2>, fixed_tile<32, 4>},
+        {launch_wave_planes<Model, 16, 16, 2>, fixed_tile<16 * V, 16>},
+        {launch_wave_async<Model, 16, 16, 2>, fixed_tile<16 * V, 16>}};
     std::vector<Strategy<Model>> out;
     for (std::size_t i = 0; i < kernels.size(); ++i)
-        out.push_back({std::string(kStrategiesWave[i].name), kernels[i], kStrategiesWave[i].chunked});
+        out.push_back({std::string(kStrategiesWave[i].name), kernels[i].first, kStrategiesWave[i].chunked,
+                       kernels[i].second});
 #ifdef STRATA_CUDA_TMA
     // async's tiles and rings, loaded by the TMA (with a DMA warp, then without).
     if constexpr (sizeof(typename Model::value_type) == 2) {
@@ -478,9 +483,9 @@ std::vector<Strategy<Model>> wave_strategy_table() {
         }
     } else {
         out.push_back({std::string(kStrategiesWave[3].name), launch_wave_tma<Model, 16, 16, 2, true>,
-                       kStrategiesWave[3].chunked});
+                       kStrategiesWave[3].chunked, fixed_tile<16 * V, 16>});
         out.push_back({std::string(kStrategiesWave[4].name), launch_wave_tma<Model, 16, 16, 2, false>,
-                       kStrategiesWave[4].chunked});
+                       kStrategiesWave[4].chunked, fixed_tile<16 * V, 16>});
     }
 #endif
     return out;
