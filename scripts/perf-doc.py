@@ -529,7 +529,8 @@ def main():
         oks = sum(len(re.findall(r"^ok   (?!refused)", t, re.M)) for t in nccl)
         fails = sum(len(re.findall(r"^FAIL", t, re.M)) for t in nccl)
         lines.append(f"| runs over two GPUs (and four: the 2x2 and 2x1x2 cases) with the halos over NCCL (overlapped "
-                     f"where the grid is cut along its slowest axis), bitwise against one process | all | "
+                     f"along every cut axis since 224f0e2, the temporal kernels along the slowest only), bitwise against one "
+                     f"process | all | "
                      f"{oks} cases ok in {len(nccl)} runs, {fails} failed |")
     sc = scaling(runs)
     scaling_table = []
