@@ -274,7 +274,7 @@ CommandLine::CommandLine() {
             ->capture_default_str();
         mc.cmd->add_flag("--no-overlap{false}", mc.run.overlap,
                          "Under mpirun, halos over NCCL: exchange them before each pass instead of sending the "
-                         "boundary slabs while the interior updates (to measure what the overlap gains)");
+                         "faces of every cut axis while the interior updates (to measure what the overlap gains)");
         mc.cmd->add_flag("--no-wisdom", mc.no_wisdom,
                          "CUDA: the built-in launch defaults, not the device's wisdom (`strata tune`)");
         mc.cmd->add_flag("--tune", mc.tune_first,
