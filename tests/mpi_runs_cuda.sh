@@ -92,11 +92,11 @@ done
 # must say that the exchange was overlapped. Sources and receivers in the faces and inside. (The
 # cases above of narrower ranks, apf64 and wave64, have ranks without an interior beside others
 # with one: they update whole and send after the pass, as their neighbours do.)
-# (The temporal kernels are not overlapped across x or y, and say why: engine.cuh's plan_overlap.)
+# (The temporal kernels update no span of x or y: not overlapped across them, and the report says so.)
 faces_() {
   case_ "$@"
   local tag="$1.$3.$2.$halos" want="sent while the interior updates"
-  [[ $3 == temporal ]] && want="not overlapped"
+  [[ $3 == temporal ]] && want="not overlapped: the temporal kernel updates no span of x"
   if [ "$halos" = nccl ] && [ -f "$work/$tag.txt" ] && ! grep -q "$want" "$work/$tag.txt"; then
     fail "$tag: the halos not as expected ($(grep -m1 -o 'halos over [^|]*' "$work/$tag.txt"))"
   fi

@@ -631,16 +631,7 @@ private:
             cut_fast |= a < slow && (lo_end[a] > 0 || hi_start[a] < n[a]);
         }
         if (cut_fast) {
-            // A 3D temporal kernel's blocks each hold half an SM's registers for a chunk of planes
-            // (tens of microseconds), and the faces across x or y go through pack and unpack
-            // kernels that wait for those blocks to leave (slabs need none): measured on 2 H200s,
-            // heat3d 512^3 a GPU at depth 4, ms/step before each pass -> overlapped, cut along x
-            // 0.174 -> 0.190, along y 0.168 -> 0.188 (docs/runs/156). So those kernels take no
-            // span of x or y, and their passes exchange before they run.
-            if (temporal() && dims == 3)
-                return off(
-                    "not overlapped: across x or y a 3D temporal kernel's blocks keep the faces' pack and "
-                    "unpack kernels waiting (slower than before each pass)");
+            // (The temporal kernels take no span: overlapped, they lost. strategies.cuh says why.)
             if (!strategy_.tile)
                 return off("not overlapped: the " + strategy_.name + " kernel updates no span of x" +
                            (dims == 3 ? " or y" : ""));
