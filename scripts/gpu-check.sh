@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, faces, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, jacobi4, faces, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -19,7 +19,7 @@ ctest() { command ctest --timeout 300 "$@"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/log.txt"
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release >> "$out/log.txt" 2>&1 || { tail -30 "$out/log.txt"; exit 1; }
 # BUILD_TARGETS: only those (e.g. strata, for the modes that run no test binary)
-cmake --build $build -j 16 ${BUILD_TARGETS:+--target $BUILD_TARGETS} >> "$out/log.txt" 2>&1 || { tail -50 "$out/log.txt"; exit 1; }
+cmake --build $build -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >> "$out/log.txt" 2>&1 || { tail -50 "$out/log.txt"; exit 1; }
 
 if want tests; then
   ctest --test-dir $build -L gpu --output-on-failure -j 4 > "$out/tests.txt" 2>&1 || true
@@ -328,6 +328,16 @@ if want scaling4; then  # #24 on nvidia-h200-x4 / -x8 (or h100): 1, 2, 4 and, on
     on 8 "$a" apf -n 46339 -i 3000 --precision fp32 --kernel temporal -x 1 -y 8
     on 8 "$a" apf -n 46339 -i 3000 --precision fp32 --kernel temporal -x 2 -y 4
   fi
+fi
+if want jacobi4; then  # #42 on nvidia-h200-x4 / h100-x4: heat2d strong on 1, 2 and 4 GPUs beside NVIDIA's multi-GPU Jacobi on the same GPUs (NPS="1 2 4"; carry .peers). Its rows join scaling4's table.
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  j="strong heat2d 20480^2 fp32 temporal, 1000 steps"
+  on 1 "$j" heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal
+  on 2 "$j" heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal --decomp 1x2
+  on 4 "$j" heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal --decomp 1x4
+  on 4 "$j" heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal --decomp 2x2
+  [ -d .peers/mgpm ] && NPS="1 2 4" bash .peers/mgpm-jacobi.sh 2>&1 | tee -a "$out/bench.txt"
 fi
 if want faces; then  # #42 on nvidia-h100-x2 / -x4: grids cut across x or y overlapped as slabs are: the span tests, the NCCL suite's cases (FACES_ONLY: a list of names; the whole suite by default), then 2 GPUs cut along each axis, before each pass and overlapped
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

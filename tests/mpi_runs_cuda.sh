@@ -122,6 +122,17 @@ for k in $(kernels "$mixed"); do
   faces_ xfacesmixed 2x1x1 "$k" "$mixed" --nx 600 --ny 30 --nz 20 --steps 12 --precision fp32
   faces_ yfacesmixed 1x2x1 "$k" "$mixed" --nx 40 --ny 150 --nz 20 --steps 12 --precision fp64
 done
+# Four ranks (over NCCL on a machine of four): the faces of two cut axes at once, a corner's cells
+# through the neighbour between; pencils along each pair of axes and 2D blocks, every kernel.
+for k in $(kernels wave3d); do
+  faces_ bricks 2x2x1 "$k" wave3d --nx 300 --ny 200 --nz 30 --steps 30 --source 0.5,0.33,0.05 \
+    --receiver-line 0.02,0.02,0.05,0.98,0.6,0.05,9 --precision fp32  # (the domain is 1 x 0.67 x 0.1; the source at the corner of four)
+done
+for k in $(kernels heat3d); do
+  faces_ bricks 2x1x2 "$k" heat3d --nx 600 --ny 40 --nz 40 --steps 12 --precision fp32
+  faces_ bricks 1x2x2 "$k" heat3d --nx 70 --ny 160 --nz 40 --steps 12 --stencil 27pt --precision fp64
+done
+for k in $(kernels apf); do faces_ bricks 2x2 "$k" apf -n 600 -i 30 --precision fp32; done
 faces_ yfacesmirror3d 1x2x1 temporal "$(dirname "$0")/stencils/mirror3d.stencil" --nx 40 --ny 150 --nz 20 --steps 12 \
   --precision fp32
 
