@@ -237,9 +237,10 @@ int pick_depth(const Strategy<Model>& s, int asked) {
         return 1;
     }
     if (asked == 0) return s.default_depth;
-    if (asked < 1 || asked > s.max_depth)
-        throw UsageError("--depth must be from 1 to " + std::to_string(s.max_depth) + " for the " + s.name +
-                         " kernel (got " + std::to_string(asked) + ")");
+    if (asked < 1) throw UsageError("--depth must be positive (got " + std::to_string(asked) + ")");
+    if (asked > s.max_depth)
+        throw KernelRefused("--depth must be from 1 to " + std::to_string(s.max_depth) + " for the " +
+                            s.name + " kernel (got " + std::to_string(asked) + ")");
     return asked;
 }
 

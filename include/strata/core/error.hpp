@@ -16,9 +16,10 @@ public:
     using Error::Error;
 };
 
-// A strategy asked for that cannot take the run's precision (wave3d's TMA kernels at 16 bits):
-// bad input to a run, and the one refusal `strata check` and `strata bench` list and go on past
-// (any other error of a strategy is still a failure there).
+// A strategy asked for that cannot take the run's precision (wave3d's TMA kernels at 16 bits), or
+// a temporal kernel asked for more steps per pass than its levels fit for the model (a radius-2
+// file's deepest is 3): bad input to a run, and the one refusal `strata check` and `strata bench`
+// list and go on past (any other error of a strategy is still a failure there).
 class KernelRefused : public UsageError {
 public:
     using UsageError::UsageError;
