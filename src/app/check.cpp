@@ -48,8 +48,10 @@ int check_precision(const CheckOptions& o, const ModelInfo& m, const Problem& p,
                 e = make_engine<T>(p, o.backend, eo, &init);
             } catch (const KernelRefused& refused) {
                 // A strategy without this precision says why (wave3d's tma at 16 bits): not a failure.
+                // (the depth refused, where a temporal kernel's levels do not fit it; deeper ones neither)
                 char line[64];
-                std::snprintf(line, sizeof line, "%-9s %5s %-5s ", k.c_str(), "-",
+                std::snprintf(line, sizeof line, "%-9s %5s %-5s ", k.c_str(),
+                              depth ? std::to_string(depth).c_str() : "-",
                               std::string(to_string(precision_of<T>())).c_str());
                 out << line << "refused: " << refused.what() << "\n";
                 break;
