@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, jacobi4, faces, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, jacobi4, radius2, faces, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -328,6 +328,15 @@ if want scaling4; then  # #24 on nvidia-h200-x4 / -x8 (or h100): 1, 2, 4 and, on
     on 8 "$a" apf -n 46339 -i 3000 --precision fp32 --kernel temporal -x 1 -y 8
     on 8 "$a" apf -n 46339 -i 3000 --precision fp32 --kernel temporal -x 2 -y 4
   fi
+fi
+if want radius2; then  # #40: the single sweeps of every radius-2 3D file at 512^3 (the default: cached in fp32 and at 16 bits, stream in fp64) and the defaults' test
+  export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
+  ctest --test-dir $build -R 'StencilCuda.DefaultKernels' --output-on-failure > "$out/tests.txt" 2>&1 || true
+  grep -E "tests passed|tests failed|Failure|Expected|Which is" "$out/tests.txt" | head -20
+  for f in examples/stencils/variable-wave.stencil tests/stencils/mixed3d.stencil tests/stencils/fixed3d-r2.stencil; do
+    bench $f --precision fp32,bf16,fp64 --kernels stream,cached --repeats 3
+  done
+  unset STRATA_CACHE_DIR
 fi
 if want jacobi4; then  # #42 on nvidia-h200-x4 / h100-x4: heat2d strong on 1, 2 and 4 GPUs beside NVIDIA's multi-GPU Jacobi on the same GPUs (NPS="1 2 4"; carry .peers). Its rows join scaling4's table.
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

@@ -82,7 +82,7 @@ bool kernel_takes_depth(Ladder l, std::string_view name) {
     });
 }
 
-std::string default_kernel(Ladder l, std::int64_t cells) {
+std::string default_kernel(Ladder l, std::int64_t cells, int value_bytes) {
     const int dims = l.dims, radius = l.radius;
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
@@ -93,10 +93,12 @@ std::string default_kernel(Ladder l, std::int64_t cells) {
     // cached; a two-field mirror file with a coefficient and three divisions per cell at depth 4
     // runs 218 / 116, 1.8x naive, its best single sweep. In 3D at depth 2 Gray-Scott at 384^3 runs
     // 237 / 126, 1.6x / 1.5x cached, and the 27-point box at 512^3 244 / 115 against stream's 155 /
-    // 109 (docs/runs/109). Past radius 1 in 3D, stream: the radius-2 wave's temporal kernel at
-    // depth 2 is 0.97x cached in fp32, 1.03x stream in fp64 (docs/runs/155), not worth a default;
-    // `strata tune` measures them all.
-    if (l.cells_only) return dims == 2 || radius == 1 ? "temporal" : "stream";
+    // 109 (docs/runs/109). Past radius 1 in 3D a single sweep: the radius-2 wave's temporal kernel
+    // at depth 2 is 0.97x cached in fp32, 1.03x stream in fp64 (docs/runs/155), not worth a
+    // default; of the single sweeps cached (its rows' windows in registers) leads in fp32 and at 16
+    // bits, stream (a shared-memory ring of planes) in fp64, where cached's windows take twice the
+    // registers (docs/runs/165, every radius-2 file at 512^3). `strata tune` measures them all.
+    if (l.cells_only) return dims == 2 || radius == 1 ? "temporal" : value_bytes < 8 ? "cached" : "stream";
     // apf 8192^2: temporal depth 4 is 2.98x (fp32) and 2.42x (fp64) the best single sweep.
     if (dims == 2) return "temporal";
     if (radius == 4) return "async";  // wave3d: 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%
