@@ -410,7 +410,7 @@ TEST(StencilCuda, CellsOnlyModelsMatchCpuOnEveryStrategyAt16Bits) {
 // naive, where temporal does not fit (radius 3); `u + c * lap(u)` in 3D runs heat3d's temporal at
 // depth 4, and so do its faces summed pairwise (regrouped into heat3d's additions: one word of
 // partial sum, codegen.cpp); other 3D cells-only files of radius 1, star or box, their own temporal kernel at
-// depth 2, and those of radius 2 cached in fp32 (at 16 bits too), stream in fp64.
+// depth 2, and those of radius 2 cached.
 TEST(StencilCuda, DefaultKernelsOfFilesFollowTheirShape) {
     REQUIRE_GPU();
     auto info = [](const std::string& file, int n, int nz, bool fp64) {
@@ -438,7 +438,7 @@ TEST(StencilCuda, DefaultKernelsOfFilesFollowTheirShape) {
              {8, mirror3d, 104, 104, true, "temporal", 2},
              {9, fixed3d, 104, 104, true, "temporal", 2},
              {10, mixed3d, 104, 104, false, "cached", 1},
-             {11, mixed3d, 104, 104, true, "stream", 1}}) {
+             {11, mixed3d, 104, 104, true, "cached", 1}}) {
         const KernelInfo i = info(file, n, nz, fp64);
         EXPECT_EQ(i.name, kernel) << k;
         EXPECT_EQ(i.depth, depth) << k;

@@ -21,8 +21,8 @@ bool kernel_takes_depth(Ladder l, std::string_view name);
 std::string kernel_left_out(Ladder l, std::string_view name);
 std::vector<std::string> kernels_left_out(Ladder l);
 // The strategy a run gets without --kernel (until the autotuner's wisdom replaces it), from the
-// model's dimension and radius, the grid's cells and the bytes of the storage type.
-std::string default_kernel(Ladder l, std::int64_t cells, int value_bytes);
+// model's dimension and radius, and the grid's cells.
+std::string default_kernel(Ladder l, std::int64_t cells);
 
 // Throws Error with a clear message when no usable device is present.
 void require_device();

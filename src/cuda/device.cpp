@@ -82,7 +82,7 @@ bool kernel_takes_depth(Ladder l, std::string_view name) {
     });
 }
 
-std::string default_kernel(Ladder l, std::int64_t cells, int value_bytes) {
+std::string default_kernel(Ladder l, std::int64_t cells) {
     const int dims = l.dims, radius = l.radius;
     // From strata bench on an H100 (docs/performance.md). Below about a million cells a step is
     // a few microseconds and the streaming kernels have too few blocks to fill the GPU.
@@ -95,10 +95,10 @@ std::string default_kernel(Ladder l, std::int64_t cells, int value_bytes) {
     // 237 / 126, 1.6x / 1.5x cached, and the 27-point box at 512^3 244 / 115 against stream's 155 /
     // 109 (docs/runs/109). Past radius 1 in 3D a single sweep: the radius-2 wave's temporal kernel
     // at depth 2 is 0.97x cached in fp32, 1.03x stream in fp64 (docs/runs/155), not worth a
-    // default; of the single sweeps cached (its rows' windows in registers) leads in fp32 and at 16
-    // bits, stream (a shared-memory ring of planes) in fp64, where cached's windows take twice the
-    // registers (docs/runs/165, every radius-2 file at 512^3). `strata tune` measures them all.
-    if (l.cells_only) return dims == 2 || radius == 1 ? "temporal" : value_bytes < 8 ? "cached" : "stream";
+    // default; of the single sweeps cached (its rows' windows in registers) leads stream (a
+    // shared-memory ring of planes) on every radius-2 file at 512^3: fp32 +10-13%, bf16 +52-74%,
+    // fp64 +3.5-4.8% (docs/runs/165). `strata tune` measures them all.
+    if (l.cells_only) return dims == 2 || radius == 1 ? "temporal" : "cached";
     // apf 8192^2: temporal depth 4 is 2.98x (fp32) and 2.42x (fp64) the best single sweep.
     if (dims == 2) return "temporal";
     if (radius == 4) return "async";  // wave3d: 91.3% / 92.6% of copy (fp32 / fp64, 512^3); naive 71% / 74%

@@ -204,7 +204,7 @@ Strategy<Model> find_strategy(const ModelInfo& info, const std::string& name, st
             if (kernel == k) return why;
         return std::string();
     };
-    std::string fallback = default_kernel(ladder<Model>(), cells, int(sizeof(typename Model::value_type)));
+    std::string fallback = default_kernel(ladder<Model>(), cells);
     // (A cells-only model too wide for temporal or cached: in 2D cached where its window fits; in 3D
     // cached for a radius-1 star (ahead of stream on one: docs/runs/100), else stream's ring where
     // it fits.)
