@@ -630,6 +630,16 @@ def main():
                 lent = "" if most >= 8 else "; 8 GPUs not lent"
                 lines.append(f"| {row}, {most} GPUs against 1 (best: {g_} {cut(g_)}, {v_['schedule']}{lent}) | "
                              f"{target} | {got} ({one['ms']} → {ms_} ms/step) |")
+            # #42's targets on 4 GPUs, every process grid: weak heat3d, wave3d and apf >= 95% with slabs and
+            # with grids cut across x and y; strong wave3d 1024^3 >= 3.7x with either
+            if row.startswith(("weak heat3d", "weak wave3d", "weak apf", "strong wave3d")):
+                for (n, grid), v in sorted(r.items()):
+                    if n != 4:
+                        continue
+                    got = (f"{math.floor(one['ms'] / v['ms'] * 1000) / 10:.1f}%" if weak else ratio(one["ms"] / v["ms"]))
+                    exp = f", {v['exposed'][0]}% exposed" if v["exposed"] else ""
+                    lines.append(f"| {row}, 4 GPUs, {grid} ({cut(grid)}, {v['schedule']}{exp}) | "
+                                 f"{'≥ 95% efficiency' if weak else '≥ 3.7×'} | {got} ({one['ms']} → {v['ms']} ms/step) |")
         heat2d = next((r for row, r in table.items() if row.startswith("strong heat2d 20480^2")), None)
         if heat2d and jacobi4:
             out += ["", "NVIDIA's multi-GPU Jacobi (2D 5-point fp32, 20480², 1000 steps; `NPS=\"1 2 4\" ../shared/peers/mgpm-jacobi.sh`, "
