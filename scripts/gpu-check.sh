@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, jacobi4, radius2, faces, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, jacobi4, radius2, nccl-channels, faces, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -243,8 +243,9 @@ if want mpi; then  # runs over MPI ranks (#19): the CPU backends', then CUDA's s
 fi
 # on N ROW ARGS...: `strata run ARGS` on N GPUs, as the scaling modes print it for perf-doc.py (N > 1:
 # under mpirun, the halos over NCCL before each pass, then overlapped; SCALING_MPI=1: over MPI first).
-on() {
-  local n=$1 row=$2 how; shift 2
+on() {  # N ROW ARGS...: a run on 1 GPU, else on N under mpirun (ON_ENV: names of more variables to pass the ranks)
+  local n=$1 row=$2 how extra=() v; shift 2
+  for v in ${ON_ENV:-}; do extra+=(-x "$v"); done
   if [ "$n" = 1 ]; then
     echo "\$ strata run $*   # $row, 1 GPU" | tee -a "$out/bench.txt"
     timeout 300 $build/strata run "$@" --backend cuda --quiet 2>&1 | grep -E "error|kernel|Time per step|GCells/s" | tee -a "$out/bench.txt" || true
@@ -253,7 +254,7 @@ on() {
   for how in ${SCALING_MPI:+"--halos mpi"} "--halos nccl --no-overlap" "--halos nccl"; do
     echo "\$ mpirun -np $n strata run $* $how   # $row, $n GPUs" | tee -a "$out/bench.txt"
     timeout 300 mpirun -np "$n" --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS \
-      $build/strata run "$@" --backend cuda $how --quiet < /dev/null 2>&1 \
+      "${extra[@]}" $build/strata run "$@" --backend cuda $how --quiet < /dev/null 2>&1 \
       | grep -E "error|ranks|Time per step|GCells/s|Per rank|Exposed|Halos sent" | tee -a "$out/bench.txt" || true
   done
 }
@@ -328,6 +329,20 @@ if want scaling4; then  # #24 on nvidia-h200-x4 / -x8 (or h100): 1, 2, 4 and, on
     on 8 "$a" apf -n 46339 -i 3000 --precision fp32 --kernel temporal -x 1 -y 8
     on 8 "$a" apf -n 46339 -i 3000 --precision fp32 --kernel temporal -x 2 -y 4
   fi
+fi
+if want nccl-channels; then  # #42 on nvidia-h200-x4 / h100-x4: NCCL's channels per peer against the exchange's rate (slabs moved 129 GB/s of the link's 397, pencils 58: run 162), heat3d weak on 4 GPUs before each pass and overlapped
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  h="weak heat3d 7pt fp32 (512^3 per GPU)"
+  on 1 "$h" heat3d -n 512 --steps 4000 --precision fp32
+  for c in default 4 8 16; do
+    echo "== NCCL_NCHANNELS_PER_PEER=$c NCCL_MIN_P2P_NCHANNELS=$c" | tee -a "$out/bench.txt"
+    if [ "$c" = default ]; then unset NCCL_NCHANNELS_PER_PEER NCCL_MIN_P2P_NCHANNELS ON_ENV
+    else export NCCL_NCHANNELS_PER_PEER=$c NCCL_MIN_P2P_NCHANNELS=$c ON_ENV="NCCL_NCHANNELS_PER_PEER NCCL_MIN_P2P_NCHANNELS"; fi
+    on 4 "$h, channels $c" heat3d -n 512 --nz 2048 --steps 4000 --precision fp32 --decomp 1x1x4
+    on 4 "$h, channels $c" heat3d -n 1024 --nz 512 --steps 4000 --precision fp32 --decomp 2x2x1
+  done
+  unset NCCL_NCHANNELS_PER_PEER NCCL_MIN_P2P_NCHANNELS ON_ENV
 fi
 if want radius2; then  # #40: the single sweeps of every radius-2 3D file at 512^3 (the default: cached in fp32 and at 16 bits, stream in fp64) and the defaults' test
   export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
