@@ -89,9 +89,7 @@ done
 # Grids cut across x or y, which over NCCL update the columns or rows beside their neighbours first
 # and send them while the interior updates (faces of whole tiles of the kernel: DevGrid::xlo), as
 # slabs do: every kernel, wide enough that each one's tiles leave an interior, and the report
-# must say that the exchange was overlapped. Sources and receivers in the faces and inside. (The
-# cases above of narrower ranks, apf64 and wave64, have ranks without an interior beside others
-# with one: they update whole and send after the pass, as their neighbours do.)
+# must say that the exchange was overlapped. Sources and receivers in the faces and inside.
 # (The temporal kernels update no span of x or y: not overlapped across them, and the report says so.)
 faces_() {
   case_ "$@"
@@ -122,6 +120,29 @@ for k in $(kernels "$mixed"); do
   faces_ xfacesmixed 2x1x1 "$k" "$mixed" --nx 600 --ny 30 --nz 20 --steps 12 --precision fp32
   faces_ yfacesmixed 1x2x1 "$k" "$mixed" --nx 40 --ny 150 --nz 20 --steps 12 --precision fp64
 done
+# Ranks too narrow for an interior at the kernel's tiles (fp32: 36 columns each against wave3d's
+# tiles of 64 and more), with a source and receivers: each updates its whole grid as one face, the
+# points after it, and sends after the pass (the report says so).
+for k in $(kernels wave3d); do
+  case_ narrow 2x1x1 "$k" "${wave[@]}" --precision fp32
+  if [ "$halos" = nccl ] && [ -f "$work/narrow.$k.2x1x1.nccl.txt" ] && ! grep -q "sent after each pass" "$work/narrow.$k.2x1x1.nccl.txt"; then
+    fail "narrow.$k.2x1x1.nccl: the halos not sent after each pass ($(grep -m1 -o 'halos over [^|]*' "$work/narrow.$k.2x1x1.nccl.txt"))"
+  fi
+done
+# Without --kernel, ranks of uneven parts on either side of the defaults' size threshold (windows of
+# 64 and 63 columns of 128 x 128: 2^20 cells and fewer) run one kernel, chosen by the largest part
+# (Subdomain::choice_cells), and rank 0's launch: their halos pair up, the bits are one process'.
+if [[ -z ${ONLY:-} || ",$ONLY," == *",straddle,"* ]] && { [ "$halos" = mpi ] || [ "$gpus" -ge 2 ]; }; then
+  "$strata" run heat3d --nx 125 --ny 128 --nz 128 --steps 12 --backend cuda --no-wisdom --quiet \
+    --checkpoint "$work/straddle.1.chk" > "$work/straddle.1.txt" 2>&1
+  timeout 300 mpirun -np 2 -x STRATA_SHARE_GPUS "${nvls[@]}" "$strata" run heat3d --nx 125 --ny 128 --nz 128 --steps 12 \
+    --decomp 2x1x1 --backend cuda --no-wisdom --halos "$halos" --quiet --checkpoint "$work/straddle.chk" > "$work/straddle.txt" 2>&1
+  if cmp -s "$work/straddle.1.chk" "$work/straddle.chk"; then
+    passed=$((passed + 1)); echo "ok   straddle: uneven ranks on either side of the defaults' threshold, one kernel"
+  else
+    fail "straddle ($halos): $(grep -h -m1 -iE 'error|kernel' "$work/straddle.txt") (or the state differs)"
+  fi
+fi
 # Four ranks (over NCCL on a machine of four): the faces of two cut axes at once, a corner's cells
 # through the neighbour between; pencils along each pair of axes and 2D blocks, every kernel.
 for k in $(kernels wave3d); do

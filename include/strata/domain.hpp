@@ -36,7 +36,7 @@ struct Decomposition {
     // CUDA: the halos over NCCL, device to device, or over MPI, staged through the host; `automatic`
     // takes NCCL where every rank has a GPU of its own and the library loads.
     enum class Halos { automatic, mpi, nccl } halos = Halos::automatic;
-    bool overlap = true;   // over NCCL: the slabs the neighbours need first, sent while the rest updates
+    bool overlap = true;  // over NCCL: the faces the neighbours need first, sent while the rest updates
 
     std::int64_t ranks() const { return std::int64_t(parts[0]) * parts[1] * parts[2]; }
     std::string text(int dims) const;  // "2x3" or "2x2x1"
@@ -116,6 +116,10 @@ public:
     // Whether an engine whose exchanges run on the device may overlap them with its update
     // (Decomposition::overlap).
     bool overlap = true;
+    // The cells an engine chooses its default kernel by (the built-in defaults follow the grid's
+    // size): the same on every rank, the largest part's, since ranks of uneven parts straddling a
+    // threshold would otherwise choose different kernels and depths, whose halos do not pair up.
+    std::int64_t choice_cells = 0;
 
     // Whether exchanges move anything (not with apf's -k).
     bool exchanges() const { return exchanging_; }

@@ -272,10 +272,12 @@ CommandLine::CommandLine() {
                 : "Under mpirun: ranks along x and y, PxQ (default 1xN: slabs of rows, the "
                   "fastest on one node: their halos are whole rows, sent without packing; on 4 GPUs 2x2 ran "
                   "2-8% slower than 1x4)");
-        mc.cmd->add_option("--halos", mc.run.halos,
-                           "Under mpirun with --backend cuda: nccl (device to device, one GPU per rank, sent while the "
-                           "interior updates), mpi (staged through the host, before each pass), or auto: nccl where "
-                           "every rank has a GPU of its own and NCCL loads, else mpi")
+        mc.cmd
+            ->add_option("--halos", mc.run.halos,
+                         "Under mpirun with --backend cuda: nccl (device to device, one GPU per rank, the "
+                         "faces sent while the interior updates where the kernel allows: the report says), "
+                         "mpi (staged through the host, before each pass), or auto: nccl where every rank "
+                         "has a GPU of its own and NCCL loads, else mpi")
             ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
             ->capture_default_str();
         mc.cmd->add_flag("--no-overlap{false}", mc.run.overlap,

@@ -201,6 +201,42 @@ void report_writes(Report& r, const std::string& label, const std::string& memor
     r.value(key + "_field_mb_per_rank", mb(p));
 }
 
+// The launch (kernel, chunk, depth, graphs) every rank runs: rank 0's. Ranks whose kernels or
+// depths differed would build halos of different depths, whose messages do not pair up; and each
+// rank would read its own GPU's wisdom (--tune: measure on every GPU). So rank 0 alone chooses,
+// and its choice, or its error, reaches every rank (which then fail alike).
+std::string launch_of_rank0(const RunOptions& o, const Problem& problem, Precision precision,
+                            EngineOptions& eo, std::ostream& out) {
+    if (dist::size() == 1) return choose_launch(problem, o.params, o.backend, precision, o.wisdom, eo, out);
+    dist::setup_checkpoint();  // (a rank that failed before, e.g. rank 0 at its report's path, says why)
+    std::string launch, error;
+    int failed = 0;  // 1: bad input (UsageError), 2: any other error
+    if (dist::rank() == 0) {
+        try {
+            launch = choose_launch(problem, o.params, o.backend, precision, o.wisdom, eo, out);
+        } catch (const UsageError& e) {
+            failed = 1, error = e.what();
+        } catch (const std::exception& e) {
+            failed = 2, error = e.what();
+        }
+    }
+    int head[7] = {
+        failed,           eo.chunk, eo.depth, int(eo.graphs), int(eo.kernel.size()), int(launch.size()),
+        int(error.size())};
+    dist::broadcast(head, sizeof head);
+    auto text = [](std::string& t, int n) {
+        t.resize(std::size_t(n));
+        dist::broadcast(t.data(), t.size());
+    };
+    text(eo.kernel, head[4]);
+    text(launch, head[5]);
+    text(error, head[6]);
+    if (head[0] == 1) throw UsageError(error);
+    if (head[0] == 2) throw Error(error);
+    eo.chunk = head[1], eo.depth = head[2], eo.graphs = head[3] != 0;
+    return launch;
+}
+
 template <class T>
 nlohmann::json run_typed(const RunOptions& o, Problem& problem, std::ostream& out) {
     const ModelInfo& model = problem.model();
@@ -233,8 +269,9 @@ nlohmann::json run_typed(const RunOptions& o, Problem& problem, std::ostream& ou
                      snapshots.buffers(extent.cells() * std::int64_t(sizeof(T))),
                      snapshot_every > 0 ? spec.field : std::string()};
     eo.decomp = decomposition(o, problem);
-    if (o.backend == Backend::cuda && dist::size() > 1) dist::use_rank_device();  // its wisdom is its GPU's
-    const std::string launch = choose_launch(problem, o.params, o.backend, precision, o.wisdom, eo, out);
+    if (o.backend == Backend::cuda && dist::size() > 1)
+        dist::use_rank_device();  // rank 0's wisdom is its GPU's
+    const std::string launch = launch_of_rank0(o, problem, precision, eo, out);
     std::optional<State<T>> init;
     if (restart) init = app::checkpoint_state<T>(*restart, model, io.restart_path);
     const std::unique_ptr<TypedEngine<T>> engine = make_engine<T>(problem, o.backend, eo, init ? &*init : nullptr);

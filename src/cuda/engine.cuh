@@ -257,7 +257,7 @@ public:
           model_(placed(m, o.subdomain.get())),
           sub_(o.subdomain),
           strategy_(find_strategy<Model>(problem.model(), o.kernel,
-                                         sub_ ? sub_->window.local.cells() : problem.extent().cells())),
+                                         sub_ ? sub_->choice_cells : problem.extent().cells())),
           knobs_{o.chunk},
           depth_(pick_depth(strategy_, o.depth)),
           use_graphs_(o.graphs),
@@ -658,6 +658,7 @@ private:
                     o.why += " in the " + strategy_.name + " kernel's tiles of " +
                              std::to_string(a == 0 ? tile.x : tile.y) + " cells";
                 o.faces[o.n_faces++] = whole;
+                o.interior = whole;                   // (the points' kernel addresses the field through it)
                 o.interior.xlo = o.interior.xhi = 0;  // no point inside it
                 return o;
             }

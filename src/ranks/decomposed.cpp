@@ -447,6 +447,7 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
         throw UsageError("the process grid " + d.text(m.dims) + " has " + std::to_string(d.ranks()) +
                          " parts but the run has " + std::to_string(size()) +
                          " ranks (mpirun -np): they must be equal");
+    setup_checkpoint();  // (NCCL's id below is broadcast: a rank that failed before says why instead)
     if (backend == Backend::cuda) use_rank_device();
     if (d.halos == Decomposition::Halos::nccl && backend != Backend::cuda)
         throw UsageError("--halos nccl moves device memory: it takes --backend cuda (the CPU backends' halos go over MPI)");
@@ -454,11 +455,14 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     const Extent global = problem.extent();
     const PointFeatures points = problem.points();
     // A window's halo is a radius deep for a kernel of one step per pass; a temporal kernel's
-    // K steps need K radii. The depth comes first, from the strategy the engine picks by its
-    // window's cells at one radius, so that the engine is built once, on windows that deep.
+    // K steps need K radii. The depth comes first, from the strategy the engine picks by the
+    // largest window's cells at one radius (every rank the same: Subdomain::choice_cells), so
+    // that the engine is built once, on windows that deep.
+    std::int64_t choice_cells = 0;
+    for (int r = 0; r < size(); ++r)
+        choice_cells = std::max(choice_cells, make_window(global, d, r, m.radius, m.periodic).local.cells());
     const DepthQuery depth_of = m.depth(precision_of<T>());
-    const int halo =
-        m.radius * depth_of(problem, backend, o, make_window(global, d, rank(), m.radius, m.periodic).local.cells());
+    const int halo = m.radius * depth_of(problem, backend, o, choice_cells);
     std::vector<Window> windows;
     for (int r = 0; r < size(); ++r) windows.push_back(make_window(global, d, r, halo, m.periodic));
     const Window& me = windows[rank()];
@@ -470,6 +474,7 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     const int around[6] = {nb[0], nb[1], nb[2], nb[3], nb[4], nb[5]};
     lo.subdomain = std::make_shared<MpiSubdomain>(me, around, halo, d.exchange, nccl);
     lo.subdomain->overlap = d.overlap;
+    lo.subdomain->choice_cells = choice_cells;
     std::unique_ptr<TypedEngine<T>> local = m.engine<T>()(problem, backend, lo, part ? &*part : nullptr);
     return std::make_unique<DecomposedEngine<T>>(std::move(local), lo.subdomain, m, global,
                                                  std::move(windows), points, backend == Backend::cuda,

@@ -193,11 +193,17 @@ Phase phase() { return g_phase; }
 void begin_setup() { g_phase = size() > 1 ? Phase::setup : Phase::run; }
 
 // The failed rank of smallest number and its code, as one maximum: (size - rank) * 8 + code.
-void end_setup() {
+void setup_checkpoint() {
     if (g_phase != Phase::setup) return;
     const int v = allreduce_max(0);
+    if (v == 0) return;
     g_phase = Phase::run;
-    if (v != 0) throw Silent{v % 8};
+    throw Silent{v % 8};
+}
+
+void end_setup() {
+    setup_checkpoint();
+    g_phase = Phase::run;
 }
 
 bool says_why(int& code) {

@@ -45,6 +45,10 @@ Phase phase();
 void begin_setup();
 // Every rank got through setup: on to the run. Otherwise throws Silent with the failed one's code.
 void end_setup();
+// Every rank got this far (a collective step of the setup may follow: a rank that failed alone
+// before it would leave the others waiting there), and the setup goes on. Otherwise throws Silent
+// with the failed one's code, as end_setup().
+void setup_checkpoint();
 struct Silent {
     int code;
 };
