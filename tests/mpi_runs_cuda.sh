@@ -120,6 +120,13 @@ for k in $(kernels "$mixed"); do
   faces_ xfacesmixed 2x1x1 "$k" "$mixed" --nx 600 --ny 30 --nz 20 --steps 12 --precision fp32
   faces_ yfacesmixed 1x2x1 "$k" "$mixed" --nx 40 --ny 150 --nz 20 --steps 12 --precision fp64
 done
+# A middle rank with faces on both sides of x (three ranks along it), and 16-bit storage, whose
+# tiles are wider (cached: 256 columns at 16 bits).
+for k in $(kernels heat3d); do
+  faces_ xfaces3 3x1x1 "$k" heat3d --nx 1800 --ny 40 --nz 20 --steps 12 --precision fp32
+  faces_ xfaces16 2x1x1 "$k" heat3d --nx 1200 --ny 40 --nz 20 --steps 12 --precision bf16
+done
+for k in $(kernels apf); do faces_ xfaces16 2x1 "$k" apf -n 1200 -i 30 --precision fp16; done
 # Ranks too narrow for an interior at the kernel's tiles (fp32: 36 columns each against wave3d's
 # tiles of 64 and more), with a source and receivers: each updates its whole grid as one face, the
 # points after it, and sends after the pass (the report says so).
