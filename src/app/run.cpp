@@ -237,6 +237,32 @@ std::string launch_of_rank0(const RunOptions& o, const Problem& problem, Precisi
     return launch;
 }
 
+// Every rank's halo schedule, as one text: where ranks differ (one too narrow for an interior
+// sends after its pass while its neighbours overlap theirs), each schedule and its ranks. A
+// collective: every rank calls it.
+std::string every_ranks_schedule(const std::string& mine) {
+    constexpr std::size_t kWidth = 512;  // (the schedules are a line each)
+    char own[kWidth] = {};
+    mine.copy(own, kWidth - 1);
+    const std::vector<unsigned char> all = dist::allgather(own, kWidth);
+    std::vector<std::pair<std::string, std::vector<int>>> seen;  // a schedule, its ranks
+    for (int r = 0; r < dist::size(); ++r) {
+        const std::string text(reinterpret_cast<const char*>(all.data()) + std::size_t(r) * kWidth);
+        auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == text; });
+        if (it == seen.end()) it = seen.insert(seen.end(), {text, {}});
+        it->second.push_back(r);
+    }
+    if (seen.size() == 1) return seen[0].first;
+    std::string out;
+    for (const auto& [text, ranks] : seen) {
+        out += (out.empty() ? "" : "; ") + text + (ranks.size() == 1 ? " on rank " : " on ranks ");
+        for (std::size_t k = 0; k < ranks.size() && k < 8; ++k)
+            out += (k ? ", " : "") + std::to_string(ranks[k]);
+        if (ranks.size() > 8) out += " and " + std::to_string(ranks.size() - 8) + " more";
+    }
+    return out;
+}
+
 template <class T>
 nlohmann::json run_typed(const RunOptions& o, Problem& problem, std::ostream& out) {
     const ModelInfo& model = problem.model();
@@ -289,7 +315,7 @@ nlohmann::json run_typed(const RunOptions& o, Problem& problem, std::ostream& ou
     if (!launch.empty()) r.line("%s", {{"launch", launch}});
     report_state_scale(r, problem, precision);
     if (dist::size() > 1) {
-        const std::string halos = engine->halo_schedule();
+        const std::string halos = every_ranks_schedule(engine->halo_schedule());
         r.line("%d ranks, process grid %s, halos %s",
                {{"ranks", dist::size()}, {"decomposition", eo.decomp.text(model.dims)}, {"halos", halos}});
     } else if (eo.decomp.halos == Decomposition::Halos::nccl) {
