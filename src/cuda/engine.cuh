@@ -334,7 +334,7 @@ public:
         // the connection and no exchange allocates its buffers later (inside a graph's capture).
         if (exchanging() && sub_->device_transfers())
             halos_.exchange(*sub_, halo_fields(2), buffers_.cur[0].grid(), sub_->halo, s);
-        overlap_ = plan_overlap(depth_);
+        overlap_ = plan_overlap();
         sync();
     }
 
@@ -358,7 +358,7 @@ public:
         knobs_ = {o.chunk};
         depth_ = depth;
         use_graphs_ = o.graphs;
-        overlap_ = plan_overlap(depth_);  // the faces are the new kernel's tiles
+        overlap_ = plan_overlap();  // the faces are the new kernel's tiles
         allocate_next();
         sync();
     }
@@ -538,8 +538,10 @@ private:
             throw Error("the " + strategy_.name + " kernel's " + std::to_string(steps) + " steps per pass need halos " +
                         std::to_string(Model::radius * steps) + " cells deep; this rank's are " +
                         std::to_string(sub_->halo));
-        if (overlap_.on) {  // (a shorter last pass of a temporal kernel has wider tiles: its own faces)
-            overlapped_pass(steps == depth_ ? overlap_ : plan_overlap(steps), steps, captured);
+        // (The plan holds for a shorter last pass too: the faces are the halo's depth, and a kernel
+        // with tiles along x or y advances one step a pass.)
+        if (overlap_.on) {
+            overlapped_pass(overlap_, steps, captured);
             return;
         }
         if (exchanging()) {  // the halos `steps` radii deep from their owners
@@ -611,7 +613,7 @@ private:
         DevGrid interior = {};
         std::string why;  // off, or on without an interior: why
     };
-    Overlap plan_overlap(int steps) const {
+    Overlap plan_overlap() const {
         auto off = [](std::string why) {
             Overlap o;
             o.why = std::move(why);
@@ -637,7 +639,7 @@ private:
             if (!strategy_.tile)
                 return off("not overlapped: the " + strategy_.name + " kernel updates no span of x" +
                            (dims == 3 ? " or y" : ""));
-            tile = strategy_.tile(steps);
+            tile = strategy_.tile(depth_);
         }
         Overlap o;
         o.on = true;
