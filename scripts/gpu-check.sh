@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, jacobi4, radius2, nccl-channels, faces, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, jacobi4, radius2, nccl-channels, faces, tune-ranks, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -284,6 +284,26 @@ if want scaling; then  # #19 on nvidia-h200-x2: one GPU against two, the same st
   scale "strong heat2d 20480^2 fp32, 1000 steps" heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 1000 --precision fp32 --kernel temporal
   scale "strong heat2d 20480^2 fp32, 5000 steps" heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal -- heat2d -n 20480 --steps 5000 --precision fp32 --kernel temporal
   [ -d .peers/mgpm ] && bash .peers/mgpm-jacobi.sh 2>&1 | tee -a "$out/bench.txt"
+fi
+if want tune-ranks; then  # #42 on nvidia-h200-x2 / -x4: --tune over ranks chooses per link (BUILD_TARGETS=strata will do): the NCCL suite's tune and narrow cases, then heat3d weak on 2 GPUs over NVLink and over sockets (as-another-node.sh's settings), each the built-in default, then tuned
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  ONLY=${TUNE_ONLY:-tune,narrow} HALOS=nccl bash tests/mpi_runs_cuda.sh $build/strata examples/stencils > "$out/mpi-cuda-nccl.txt" 2>&1 || true
+  grep -E "FAIL|ok   tune|passed" "$out/mpi-cuda-nccl.txt" | head -20
+  export STRATA_WISDOM_DIR=$PWD/$build/wisdom-ranks
+  rm -rf "$STRATA_WISDOM_DIR"
+  socket=(-x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 -x NCCL_NET=Socket -x NCCL_SOCKET_IFNAME=lo)
+  for link in nvlink sockets; do
+    for how in --no-wisdom --tune; do
+      args=(heat3d -n 512 --nz 1024 --steps 2000 --precision fp32 --decomp 1x1x2 --backend cuda --halos nccl $how --quiet)
+      echo "\$ mpirun -np 2 strata run ${args[*]}   # weak heat3d 7pt fp32 (512^3 per GPU), 2 GPUs over $link" | tee -a "$out/bench.txt"
+      extra=(); [ $link = sockets ] && extra=("${socket[@]}")
+      timeout 300 mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS \
+        -x STRATA_WISDOM_DIR "${extra[@]}" $build/strata run "${args[@]}" < /dev/null 2>&1 \
+        | grep -E "error|launch|tuning|ranks|Time per step|GCells/s|Exposed" | tee -a "$out/bench.txt" || true
+    done
+  done
+  unset STRATA_WISDOM_DIR
 fi
 if want nccl-socket; then  # #42 on nvidia-h100-x2 / -x4: the NCCL suite bitwise against one process over NCCL's socket transport (../shared/peers/as-another-node.sh: the code paths of GPUs on different nodes)
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

@@ -152,6 +152,35 @@ if [[ -z ${ONLY:-} || ",$ONLY," == *",straddle,"* ]] && { [ "$halos" = mpi ] || 
     fail "straddle ($halos): $(grep -h -m1 -iE 'error|kernel' "$work/straddle.txt") (or the state differs)"
   fi
 fi
+# --tune over ranks (#42): every rank measures each kernel and depth on the whole run, the exchange
+# over the run's link included; the winner is the wisdom's entry for this process grid and link (one
+# process of the same grid has none), a second run takes it from there, and the tuned run's state
+# equals one process' with the launch it reports.
+if [[ -z ${ONLY:-} || ",$ONLY," == *",tune,"* ]] && { [ "$halos" = mpi ] || [ "$gpus" -ge 2 ]; }; then
+  tune=(heat3d --nx 96 --ny 80 --nz 128 --steps 16 --precision fp32 --backend cuda --quiet)
+  export STRATA_WISDOM_DIR=$work/wisdom
+  for n in 1 2; do
+    timeout 300 mpirun -np 2 -x STRATA_SHARE_GPUS -x STRATA_WISDOM_DIR "${nvls[@]}" "$strata" run "${tune[@]}" \
+      --decomp 1x1x2 --halos "$halos" --tune --checkpoint "$work/tune.$n.chk" > "$work/tune.$n.txt" 2>&1
+  done
+  "$strata" run "${tune[@]}" > "$work/tune.one.txt" 2>&1
+  chosen=$(sed -n 's/.*launch: tuned now over 2 ranks.*): \(.*\) \(no-\)\{0,1\}graphs$/\1/p' "$work/tune.1.txt")
+  read -r kernel _ depth _ <<< "$chosen"
+  "$strata" run "${tune[@]}" --kernel "${kernel:-none}" ${depth:+--depth "$depth"} --checkpoint "$work/tune.k.chk" \
+    > "$work/tune.k.txt" 2>&1
+  if [ -z "$chosen" ]; then
+    fail "tune ($halos): no 'tuned now over 2 ranks' ($(grep -h -m1 -iE 'error|launch' "$work/tune.1.txt"))"
+  elif ! grep -q "launch: from wisdom.*: $chosen" "$work/tune.2.txt"; then
+    fail "tune ($halos): the second run did not take '$chosen' from the wisdom ($(grep -h -m1 -iE 'error|launch' "$work/tune.2.txt"))"
+  elif ! grep -q "no wisdom for 'heat3d stencil=7pt fp32 [0-9x]*' in" "$work/tune.one.txt"; then
+    fail "tune ($halos): one process found the ranks' entry ($(grep -h -m1 -iE 'error|launch' "$work/tune.one.txt"))"
+  elif ! cmp -s "$work/tune.1.chk" "$work/tune.k.chk"; then
+    fail "tune ($halos): the tuned run ($chosen) differs from one process with its launch"
+  else
+    passed=$((passed + 1)); echo "ok   tune: over 2 ranks ($halos) chose $chosen; the wisdom's entry for them; the bits of one process"
+  fi
+  unset STRATA_WISDOM_DIR
+fi
 # Four ranks (over NCCL on a machine of four): the faces of two cut axes at once, a corner's cells
 # through the neighbour between; pencils along each pair of axes and 2D blocks, every kernel.
 for k in $(kernels wave3d); do

@@ -49,6 +49,10 @@ TEST(Wisdom, KeysNameModelStencilPrecisionAndClass) {
               "heat3d stencil=27pt fp64 512x512x512");
     EXPECT_EQ(wisdom_key(find_model("apf"), {}, Extent{8193, 8193, 1, 1, 2}, Precision::fp32).text(),
               "apf fp32 8192x8192");
+    // Over ranks the process grid and the link are part of it: their own entry, not one process'.
+    EXPECT_EQ(wisdom_key(heat, {}, cube(512), Precision::fp32, "1x1x4 nccl overlap, 1 node").text(),
+              "heat3d stencil=7pt fp32 512x512x512 ranks=1x1x4 nccl overlap, 1 node");
+    EXPECT_EQ(ranks_key(parse_decomposition("1x1x2", 3), 3), "");  // one process: no ranks in the key
 }
 
 TEST(Wisdom, RoundTripThroughTheFile) {
@@ -71,6 +75,9 @@ TEST(Wisdom, RoundTripThroughTheFile) {
     EXPECT_EQ(e->ms_per_step, 0.1506);
     EXPECT_EQ(e->measured_at, "2026-11-25T01:02:03Z");
     EXPECT_FALSE(again.find(wisdom_key(find_model("heat3d"), {}, cube(256), Precision::fp32), {"temporal"}));
+    EXPECT_FALSE(again.find(
+        wisdom_key(find_model("heat3d"), {}, cube(512), Precision::fp32, "2x2x1 nccl overlap, 1 node"),
+        {"temporal"}));
     EXPECT_EQ(log.str(), "");
     EXPECT_FALSE(fs::exists(path + ".tmp"));
     fs::remove_all(d);

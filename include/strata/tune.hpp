@@ -10,8 +10,9 @@
 //    repeats, the best three and the built-in default 7 times each, in turn (events after a
 //    warm-up, the median).
 //  - Wisdom: one JSON file per device (its name, SM count, memory and driver/runtime versions),
-//    entries keyed by model, stencil shape, precision and size class. Written under a lock,
-//    merged with what is on disk, through a temporary and a rename.
+//    entries keyed by model, stencil shape, precision and size class (over several ranks also the
+//    process grid and the link: there each candidate is measured on the whole run, exchange and all). Written
+//    under a lock, merged with what is on disk, through a temporary and a rename.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -85,6 +86,14 @@ struct DeviceMeasure {
 };
 template <class T>
 DeviceMeasure measure_on_device(const Problem& problem);
+// The same over the ranks of a run (mpirun; `base.decomp` its process grid): every rank calls it
+// and every measurement together, each candidate an engine of its own on every rank (a depth
+// changes the halos' depth, hence the windows), timed on the whole run, the exchange over the
+// run's link included; a time is the slowest rank's, so every rank sees the same figures and the
+// search takes the same path on each. A candidate one rank refuses is refused on all. `problem`
+// must outlive the measure.
+template <class T>
+DeviceMeasure measure_over_ranks(const Problem& problem, const EngineOptions& base);
 
 // What a wisdom entry is keyed by. The size class rounds each side to the nearest half octave
 // (2^(k/2)), so 500^3 and 512^3 share an entry and 362 and 512 do not.
@@ -93,9 +102,17 @@ struct WisdomKey {
     std::string shape;    // the options that choose the stencil ("stencil=27pt"), "" when none
     Precision precision = Precision::fp32;
     std::string size;     // the class: "512x512x512"
-    std::string text() const;  // "heat3d stencil=27pt fp32 512x512x512"
+    // Over several ranks, the run's process grid and link (ranks_key); "" for one process.
+    std::string ranks;
+    std::string text() const;  // "heat3d stencil=27pt fp32 512x512x512", then " ranks=..." over ranks
 };
-WisdomKey wisdom_key(const ModelInfo& model, const Params& params, const Extent& extent, Precision precision);
+WisdomKey wisdom_key(const ModelInfo& model, const Params& params, const Extent& extent, Precision precision,
+                     std::string ranks = {});
+// What a run over several ranks adds to its key: the process grid, how the halos travel and when,
+// and the link: the nodes, and the NCCL settings that choose its transport where set (a run over
+// sockets and one over NVLink choose different depths). "" for one process. `d.halos` resolved
+// (not `automatic`).
+std::string ranks_key(const Decomposition& d, int dims);
 std::string size_class(const Extent& e);
 
 struct WisdomEntry {

@@ -285,8 +285,11 @@ CommandLine::CommandLine() {
                          "faces of every cut axis while the interior updates (to measure what the overlap gains)");
         mc.cmd->add_flag("--no-wisdom", mc.no_wisdom,
                          "CUDA: the built-in launch defaults, not the device's wisdom (`strata tune`)");
-        mc.cmd->add_flag("--tune", mc.tune_first,
-                         "CUDA: when the wisdom has no entry for this problem, tune first (seconds) and save it");
+        mc.cmd->add_flag(
+            "--tune", mc.tune_first,
+            "CUDA: when the wisdom has no entry for this problem, tune first (seconds) and save it. "
+            "Under mpirun the entry is the process grid's and link's: every rank measures each kernel "
+            "and depth on the whole run, the exchange included (a slow link favours deeper passes)");
     }
 
     auto* tune = app.add_subcommand("tune", "Measure every launch configuration of a problem on this GPU; keep the best");

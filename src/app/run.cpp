@@ -203,8 +203,10 @@ void report_writes(Report& r, const std::string& label, const std::string& memor
 
 // The launch (kernel, chunk, depth, graphs) every rank runs: rank 0's. Ranks whose kernels or
 // depths differed would build halos of different depths, whose messages do not pair up; and each
-// rank would read its own GPU's wisdom (--tune: measure on every GPU). So rank 0 alone chooses,
-// and its choice, or its error, reaches every rank (which then fail alike).
+// rank would read its own GPU's wisdom. So rank 0 alone chooses, from the wisdom's entry for the
+// run over these ranks (its process grid and link are part of the key), and its choice, or its
+// error, reaches every rank (which then fail alike). --tune where there is no entry is every
+// rank's work: the run's candidates are measured over all of them.
 std::string launch_of_rank0(const RunOptions& o, const Problem& problem, Precision precision,
                             EngineOptions& eo, std::ostream& out) {
     if (dist::size() == 1) return choose_launch(problem, o.params, o.backend, precision, o.wisdom, eo, out);
@@ -234,6 +236,11 @@ std::string launch_of_rank0(const RunOptions& o, const Problem& problem, Precisi
     if (head[0] == 1) throw UsageError(error);
     if (head[0] == 2) throw Error(error);
     eo.chunk = head[1], eo.depth = head[2], eo.graphs = head[3] != 0;
+    // --tune without an entry: every rank measures, each candidate on the whole run (the link's
+    // part in it too), and every rank sees the same times, hence the same winner.
+    if (o.wisdom == WisdomUse::tune && o.backend == Backend::cuda && eo.kernel.empty() && eo.chunk == 0 &&
+        eo.depth == 0 && cuda_device_count() > 0)
+        return tune_over_ranks(problem, o.params, precision, eo, out);
     return launch;
 }
 

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "ranks/mpi.hpp"
 #include "strata/core/error.hpp"
 #ifdef STRATA_HAVE_CUDA
 #include "cuda/cuda_engines.hpp"
@@ -160,6 +161,49 @@ TuneResult tune_exhaustive(const std::vector<LaunchConfig>& candidates, const Me
     return finish(std::move(r), last, t0);
 }
 
+namespace {
+
+// The milliseconds per step of `e`'s launch: with `repeats` 0 quickly, else the benchmark's way.
+// `agree` turns a time into the one every rank goes by (over ranks the slowest's: how many passes
+// follow depends on it, and the ranks' passes must pair up); on one process it is the time itself.
+double time_launch(Engine& e, int repeats, const std::function<double(double)>& agree) {
+    const std::int64_t pass = e.kernel_info().depth;
+    if (repeats == 0) {
+        // The quick round: a pass to warm up (the kernel's module loads at its first launch),
+        // a timed pass, then as many more as fit in about 20 ms, at most a quarter of a
+        // graph's worth, in plain launches. A slow candidate (a deep temporal pass of a box
+        // stencil takes tens of milliseconds) costs a few passes, not sixteen.
+        e.advance(pass);
+        const double first = agree(e.timed_advance_ms(pass));
+        const std::int64_t more =
+            std::clamp<std::int64_t>(std::int64_t(20.0 / std::max(first, 1e-3)), 0, kGraphPasses / 4 - 1);
+        const double rest = more > 0 ? agree(e.timed_advance_ms(more * pass)) : 0.0;
+        return (first + rest) / double((more + 1) * pass);
+    }
+    // The benchmark's method: a graph's worth of passes to warm up (graph capture), then the
+    // median of `repeats` timed runs of a graph's worth, CUDA events around each. Where a
+    // graph's worth would last over 100 ms (a pass of 1.5 ms or more: a deep temporal pass of
+    // a box stencil), runs of 100 ms in plain launches: a launch's few microseconds are then
+    // below 0.3% of a pass, graphs or not, and such a candidate is a loser anyway.
+    e.advance(pass);
+    const double one = agree(e.timed_advance_ms(pass));
+    const std::int64_t passes =
+        one * kGraphPasses <= 100.0 ? kGraphPasses : std::max<std::int64_t>(1, std::int64_t(100.0 / one));
+    const std::int64_t steps = passes * pass;
+    if (passes == kGraphPasses) e.advance(steps);
+    std::vector<double> ms;
+    for (int i = 0; i < repeats; ++i) ms.push_back(agree(e.timed_advance_ms(steps)) / double(steps));
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+double slowest_rank(double ms) {
+    dist::allreduce_max(&ms, 1);
+    return ms;
+}
+
+}  // namespace
+
 template <class T>
 DeviceMeasure measure_on_device(const Problem& problem) {
     // One engine for every candidate, relaunched: building one (allocating gigabytes, filling the
@@ -177,33 +221,45 @@ DeviceMeasure measure_on_device(const Problem& problem) {
         } catch (const UsageError&) {
             return std::nullopt;  // the kernel refuses this chunk or depth here
         }
-        const std::int64_t pass = e->kernel_info().depth;
-        if (repeats == 0) {
-            // The quick round: a pass to warm up (the kernel's module loads at its first launch),
-            // a timed pass, then as many more as fit in about 20 ms, at most a quarter of a
-            // graph's worth, in plain launches. A slow candidate (a deep temporal pass of a box
-            // stencil takes tens of milliseconds) costs a few passes, not sixteen.
-            e->advance(pass);
-            const double first = e->timed_advance_ms(pass);
-            const std::int64_t more = std::clamp<std::int64_t>(std::int64_t(20.0 / std::max(first, 1e-3)), 0,
-                                                               kGraphPasses / 4 - 1);
-            const double rest = more > 0 ? e->timed_advance_ms(more * pass) : 0.0;
-            return (first + rest) / double((more + 1) * pass);
+        return time_launch(*e, repeats, [](double ms) { return ms; });
+    };
+    return out;
+}
+
+template <class T>
+DeviceMeasure measure_over_ranks(const Problem& problem, const EngineOptions& base) {
+    // An engine per candidate: the decomposed engine keeps its launch (its windows are as deep
+    // as its depth's halos). Each is gone, its memory free, before the next is built.
+    auto build = [&problem, base](const LaunchConfig* c) -> std::unique_ptr<TypedEngine<T>> {
+        EngineOptions o;
+        o.decomp = base.decomp;
+        if (c) o.kernel = c->kernel, o.graphs = c->graphs, o.chunk = c->chunk, o.depth = c->depth;
+        std::unique_ptr<TypedEngine<T>> e;
+        int refused = 0;
+        try {
+            e = make_engine<T>(problem, Backend::cuda, o, nullptr);
+        } catch (const UsageError&) {
+            refused = 1;  // the kernel refuses this chunk or depth here (any other error ends the run)
         }
-        // The benchmark's method: a graph's worth of passes to warm up (graph capture), then the
-        // median of `repeats` timed runs of a graph's worth, CUDA events around each. Where a
-        // graph's worth would last over 100 ms (a pass of 1.5 ms or more: a deep temporal pass of
-        // a box stencil), runs of 100 ms in plain launches: a launch's few microseconds are then
-        // below 0.3% of a pass, graphs or not, and such a candidate is a loser anyway.
-        e->advance(pass);
-        const double one = e->timed_advance_ms(pass);
-        const std::int64_t passes = one * kGraphPasses <= 100.0 ? kGraphPasses : std::max<std::int64_t>(1, std::int64_t(100.0 / one));
-        const std::int64_t steps = passes * pass;
-        if (passes == kGraphPasses) e->advance(steps);
-        std::vector<double> ms;
-        for (int i = 0; i < repeats; ++i) ms.push_back(e->timed_advance_ms(steps) / double(steps));
-        std::sort(ms.begin(), ms.end());
-        return ms[ms.size() / 2];
+        // Every rank built its engine or refused (a rank that failed otherwise says why, and every
+        // rank ends here), then all skip a candidate any rank refused: no rank steps alone.
+        dist::setup_checkpoint();
+        if (dist::allreduce_max(refused) != 0) e.reset();
+        return e;
+    };
+    DeviceMeasure out;
+    {
+        const std::unique_ptr<TypedEngine<T>> e = build(nullptr);
+        if (!e) throw UsageError("the run's own launch does not fit its ranks' parts");
+        const KernelInfo builtin = e->kernel_info();
+        out.builtin = LaunchConfig{
+            builtin.name, 0,
+            kernel_takes_depth(Backend::cuda, problem.model().name, builtin.name) ? builtin.depth : 0, true};
+    }
+    out.measure = [build](const LaunchConfig& c, int repeats) -> std::optional<double> {
+        const std::unique_ptr<TypedEngine<T>> e = build(&c);
+        if (!e) return std::nullopt;
+        return time_launch(*e, repeats, slowest_rank);
     };
     return out;
 }
@@ -211,6 +267,10 @@ template DeviceMeasure measure_on_device<float>(const Problem&);
 template DeviceMeasure measure_on_device<f16>(const Problem&);
 template DeviceMeasure measure_on_device<bf16>(const Problem&);
 template DeviceMeasure measure_on_device<double>(const Problem&);
+template DeviceMeasure measure_over_ranks<float>(const Problem&, const EngineOptions&);
+template DeviceMeasure measure_over_ranks<f16>(const Problem&, const EngineOptions&);
+template DeviceMeasure measure_over_ranks<bf16>(const Problem&, const EngineOptions&);
+template DeviceMeasure measure_over_ranks<double>(const Problem&, const EngineOptions&);
 
 std::string size_class(const Extent& e) {
     auto side = [](int n) {
@@ -221,11 +281,29 @@ std::string size_class(const Extent& e) {
 }
 
 std::string WisdomKey::text() const {
-    return model + (shape.empty() ? "" : " " + shape) + " " + std::string(to_string(precision)) + " " + size;
+    return model + (shape.empty() ? "" : " " + shape) + " " + std::string(to_string(precision)) + " " + size +
+           (ranks.empty() ? "" : " ranks=" + ranks);
 }
 
-WisdomKey wisdom_key(const ModelInfo& model, const Params& params, const Extent& extent, Precision precision) {
-    WisdomKey k{model.name, "", precision, size_class(extent)};
+std::string ranks_key(const Decomposition& d, int dims) {
+    if (dist::size() <= 1) return {};
+    // "2x2x1 nccl overlap, 1 node": what decides how the exchange weighs against a pass
+    std::string k =
+        d.text(dims) + (!d.exchange                             ? " no-exchange"
+                        : d.halos == Decomposition::Halos::nccl ? (d.overlap ? " nccl overlap" : " nccl")
+                                                                : " mpi");
+    const int nodes = (dist::size() + dist::node_size() - 1) / dist::node_size();
+    k += ", " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
+    // NCCL's own choice of transport follows the hardware, the same on a machine of one kind;
+    // these settings change it (as-another-node.sh: sockets over loopback in place of NVLink).
+    for (const char* v : {"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET", "NCCL_P2P_LEVEL"})
+        if (const char* s = std::getenv(v); s && *s) k += std::string(" ") + v + "=" + s;
+    return k;
+}
+
+WisdomKey wisdom_key(const ModelInfo& model, const Params& params, const Extent& extent, Precision precision,
+                     std::string ranks) {
+    WisdomKey k{model.name, "", precision, size_class(extent), std::move(ranks)};
     // The options that choose the stencil (and with it the kernels' instances): heat3d's.
     for (const ParamSpec& p : model.params)
         if (p.key == "stencil") {

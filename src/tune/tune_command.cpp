@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "ranks/mpi.hpp"
 #include "strata/core/error.hpp"
 #include "strata/tune.hpp"
 
@@ -152,10 +153,12 @@ std::string choose_launch(const Problem& problem, const Params& params, Backend 
     if (use == WisdomUse::ignore) return "launch: the built-in defaults (--no-wisdom)";
     const ModelInfo& model = problem.model();
     Wisdom w = Wisdom::for_device(out);
-    const WisdomKey key = wisdom_key(model, params, problem.extent(), precision);
+    const WisdomKey key =
+        wisdom_key(model, params, problem.extent(), precision, ranks_key(eo.decomp, model.dims));
     std::optional<WisdomEntry> entry = w.find(key, kernel_names(Backend::cuda, model.name));
     bool tuned = false;
-    if (!entry && use == WisdomUse::tune) {
+    if (!entry && use == WisdomUse::tune &&
+        dist::size() == 1) {  // (over ranks: tune_over_ranks, on every rank)
         const std::vector<LaunchConfig> candidates = search_space(model, problem.extent());
         // The measuring engine is gone (its memory free) before the run builds its own.
         auto tuned_on = [&](const DeviceMeasure& d) { return tune(candidates, d.measure, {}, {d.builtin}); };
@@ -175,6 +178,42 @@ std::string choose_launch(const Problem& problem, const Params& params, Backend 
     eo.graphs = eo.graphs && entry->config.graphs;  // --no-graphs still holds
     return std::string(tuned ? "launch: tuned now, saved to the wisdom (" : "launch: from wisdom (") + w.path() +
            "): " + entry->config.text();
+}
+
+std::string tune_over_ranks(const Problem& problem, const Params& params, Precision precision,
+                            EngineOptions& eo, std::ostream& out) {
+    const ModelInfo& model = problem.model();
+    const WisdomKey key =
+        wisdom_key(model, params, problem.extent(), precision, ranks_key(eo.decomp, model.dims));
+    // Over ranks a pass's exchange weighs against its update: the kernel and its depth (fewer,
+    // larger messages at a deeper one) are what the link decides. Chunks and graphs stay at their
+    // defaults: each candidate is an engine built on every rank, a second or so, not a relaunch.
+    std::vector<LaunchConfig> candidates;
+    for (LaunchConfig& c : search_space(model, problem.extent()))
+        if (c.chunk == 0 && c.graphs) candidates.push_back(std::move(c));
+    out << "tuning " << key.text() << ": " << candidates.size() << " kernels and depths, each run on all "
+        << dist::size() << " ranks, the exchange included\n"
+        << std::flush;
+    EngineOptions base;
+    base.decomp = eo.decomp;
+    const TuneResult r = with_precision(precision, [&]<class T>(std::type_identity<T>) {
+        const DeviceMeasure d = measure_over_ranks<T>(problem, base);
+        return tune(candidates, d.measure, {}, {d.builtin});
+    });
+    eo.kernel = r.best.kernel;
+    eo.chunk = r.best.chunk;
+    eo.depth = r.best.depth;
+    eo.graphs = eo.graphs && r.best.graphs;  // --no-graphs still holds
+    std::string path;
+    if (dist::rank() == 0) {  // one GPU's wisdom: rank 0's (the ranks' GPUs are alike)
+        Wisdom w = Wisdom::for_device(out);
+        w.store(key, wisdom_entry(r));
+        path = w.path();
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, "%.4f ms/step, tuning %.1f s", r.best_ms, r.seconds);
+    return "launch: tuned now over " + std::to_string(dist::size()) + " ranks (" + line +
+           "), saved to the wisdom (" + path + "): " + r.best.text();
 }
 
 }  // namespace strata
