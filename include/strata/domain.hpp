@@ -159,6 +159,13 @@ public:
         (void)axis, (void)m, (void)n, (void)stream;
         throw Error("this subdomain moves host memory only");
     }
+    // Whether every rank's engine got built, called once by each, after anything it may refuse and
+    // before its first message: `refusal` is this rank's UsageError ("" where it built). A launch
+    // refused on one rank alone (its GPU's free memory) would otherwise leave the others waiting
+    // at their first message for a rank that left. Over ranks a collective that throws the first
+    // refusal's UsageError on every rank where any refused (each build of the tuner's relies on
+    // it); later calls do nothing. One process: nothing to agree.
+    virtual void all_built(const std::string& refusal) { (void)refusal; }
     // How the halos travel, for the report.
     virtual const char* transport() const { return "MPI"; }
     // The ranks' reductions of their owned cells, combined: the largest max_abs, the sums summed.

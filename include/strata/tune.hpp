@@ -86,11 +86,13 @@ struct DeviceMeasure {
 };
 template <class T>
 DeviceMeasure measure_on_device(const Problem& problem);
-// The same over the ranks of a run (mpirun; `base.decomp` its process grid): every rank calls it
+// The same over the ranks of a run (mpirun; `base.decomp` its process grid, `base.graphs` its
+// graphs; an error while measuring ends every rank, as one in a run's time loop): every rank calls it
 // and every measurement together, each candidate an engine of its own on every rank (a depth
 // changes the halos' depth, hence the windows), timed on the whole run, the exchange over the
 // run's link included; a time is the slowest rank's, so every rank sees the same figures and the
-// search takes the same path on each. A candidate one rank refuses is refused on all. `problem`
+// search takes the same path on each. A candidate one rank refuses is refused on all (the decomposed
+// engine agrees on it before its first message: Subdomain::all_built). `problem`
 // must outlive the measure.
 template <class T>
 DeviceMeasure measure_over_ranks(const Problem& problem, const EngineOptions& base);
@@ -109,9 +111,10 @@ struct WisdomKey {
 WisdomKey wisdom_key(const ModelInfo& model, const Params& params, const Extent& extent, Precision precision,
                      std::string ranks = {});
 // What a run over several ranks adds to its key: the process grid, how the halos travel and when,
-// and the link: the nodes, and the NCCL settings that choose its transport where set (a run over
-// sockets and one over NVLink choose different depths). "" for one process. `d.halos` resolved
-// (not `automatic`).
+// and the link: the nodes (as many ranks on each as on this one's), and the settings that choose
+// NCCL's transport where set (a run over sockets is measured apart from one over NVLink; ranks that
+// share a GPU, STRATA_SHARE_GPUS, apart from ranks of a GPU each). "" for one process. `d.halos`
+// resolved (not `automatic`).
 std::string ranks_key(const Decomposition& d, int dims);
 std::string size_class(const Extent& e);
 

@@ -231,6 +231,11 @@ struct CommandLine {
             if (*mc.cmd) return &mc;
         return nullptr;
     }
+    bool tunes_given() const {
+        for (const ModelCommand& mc : tunes)
+            if (*mc.cmd) return true;
+        return false;
+    }
 };
 
 CommandLine::CommandLine() {
@@ -289,7 +294,7 @@ CommandLine::CommandLine() {
             "--tune", mc.tune_first,
             "CUDA: when the wisdom has no entry for this problem, tune first (seconds) and save it. "
             "Under mpirun the entry is the process grid's and link's: every rank measures each kernel "
-            "and depth on the whole run, the exchange included (a slow link favours deeper passes)");
+            "and depth on the whole run, the exchange included (tens of seconds)");
     }
 
     auto* tune = app.add_subcommand("tune", "Measure every launch configuration of a problem on this GPU; keep the best");
@@ -500,7 +505,13 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     try {
         c.parse(argc, args.data());
         if (dist::size() > 1 && !c.run_command())
-            throw UsageError("under mpirun only `strata run` has work for several ranks: run the others as one process");
+            throw UsageError(
+                std::string(
+                    "under mpirun only `strata run` has work for several ranks: run the others as one "
+                    "process") +
+                (c.tunes_given() ? " (`strata run MODEL ... --tune` under mpirun tunes over the ranks, "
+                                   "the link included)"
+                                 : ""));
         if (const ModelCommand* mc = c.run_command()) {
             const RunOptions o = mc->options(out_is_terminal);
             if (o.kernel == "list") {

@@ -332,6 +332,8 @@ public:
         // NCCL connects to a peer at the first message (a few hundred ms): the initial halos, their
         // owners' values already, travel once now, as deep as the halo, so that no step pays for
         // the connection and no exchange allocates its buffers later (inside a graph's capture).
+        // First every rank says it got here: one that refused (its memory) has left.
+        if (sub_) sub_->all_built("");
         if (exchanging() && sub_->device_transfers())
             halos_.exchange(*sub_, halo_fields(2), buffers_.cur[0].grid(), sub_->halo, s);
         overlap_ = plan_overlap();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -100,6 +101,16 @@ public:
             peers.push_back({m[i].send, m[i].send_bytes, to(axis, m[i].dir), m[i].recv, m[i].recv_bytes, from(axis, m[i].dir)});
         nccl_->exchange(peers.data(), n, stream);
     }
+    void all_built(const std::string& refusal) override {
+        if (agreed_) return;
+        agreed_ = true;
+        setup_checkpoint();  // (a rank that failed otherwise says why, and every rank ends)
+        char mine[512] = {};
+        if (!refusal.empty()) std::snprintf(mine, sizeof mine, "%s (rank %d)", refusal.c_str(), rank());
+        const std::vector<unsigned char> all = allgather(mine, sizeof mine);
+        for (std::size_t r = 0; r < all.size(); r += sizeof mine)
+            if (all[r] != 0) throw UsageError(std::string(reinterpret_cast<const char*>(all.data() + r)));
+    }
     const char* transport() const override { return nccl_ ? "NCCL" : "MPI"; }
     void combine(Reduced* r, int n) override {
         std::vector<double> mx(n), sums(2 * std::size_t(n));
@@ -111,6 +122,7 @@ public:
 
 private:
     std::shared_ptr<Nccl> nccl_;  // null: MPI
+    bool agreed_ = false;         // all_built done
 };
 
 // A whole field's interior on the host, for snapshots.
@@ -450,8 +462,9 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     setup_checkpoint();  // (NCCL's id below is broadcast: a rank that failed before says why instead)
     if (backend == Backend::cuda) use_rank_device();
     if (d.halos == Decomposition::Halos::nccl && backend != Backend::cuda)
-        throw UsageError("--halos nccl moves device memory: it takes --backend cuda (the CPU backends' halos go over MPI)");
-    const std::shared_ptr<Nccl> nccl = d.exchange && use_nccl(d, backend) ? Nccl::open() : nullptr;
+        throw UsageError(
+            "--halos nccl moves device memory: it takes --backend cuda (the CPU backends' halos go over "
+            "MPI)");
     const Extent global = problem.extent();
     const PointFeatures points = problem.points();
     // A window's halo is a radius deep for a kernel of one step per pass; a temporal kernel's
@@ -466,6 +479,9 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     std::vector<Window> windows;
     for (int r = 0; r < size(); ++r) windows.push_back(make_window(global, d, r, halo, m.periodic));
     const Window& me = windows[rank()];
+    // After the depth and the windows, which every rank refuses alike: a refused launch (the
+    // tuner's deeper candidates) opens no communicator.
+    const std::shared_ptr<Nccl> nccl = d.exchange && use_nccl(d, backend) ? Nccl::open() : nullptr;
     std::optional<State<T>> part;
     if (initial) part = window_state(*initial, me, global, points, d.exchange);
     EngineOptions lo = o;
@@ -475,7 +491,14 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
     lo.subdomain = std::make_shared<MpiSubdomain>(me, around, halo, d.exchange, nccl);
     lo.subdomain->overlap = d.overlap;
     lo.subdomain->choice_cells = choice_cells;
-    std::unique_ptr<TypedEngine<T>> local = m.engine<T>()(problem, backend, lo, part ? &*part : nullptr);
+    std::unique_ptr<TypedEngine<T>> local;
+    try {
+        local = m.engine<T>()(problem, backend, lo, part ? &*part : nullptr);
+    } catch (const UsageError& e) {
+        lo.subdomain->all_built(e.what());  // (throws the first refusal, on every rank)
+        throw;
+    }
+    lo.subdomain->all_built("");  // (an engine that sends in its constructor agreed before)
     return std::make_unique<DecomposedEngine<T>>(std::move(local), lo.subdomain, m, global,
                                                  std::move(windows), points, backend == Backend::cuda,
                                                  problem.state_scale());

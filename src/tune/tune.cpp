@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -181,7 +182,8 @@ double time_launch(Engine& e, int repeats, const std::function<double(double)>& 
         return (first + rest) / double((more + 1) * pass);
     }
     // The benchmark's method: a graph's worth of passes to warm up (graph capture), then the
-    // median of `repeats` timed runs of a graph's worth, CUDA events around each. Where a
+    // median of `repeats` timed runs of a graph's worth (CUDA events around each on one process;
+    // over ranks the host's clock between two synchronizations). Where a
     // graph's worth would last over 100 ms (a pass of 1.5 ms or more: a deep temporal pass of
     // a box stencil), runs of 100 ms in plain launches: a launch's few microseconds are then
     // below 0.3% of a pass, graphs or not, and such a candidate is a loser anyway.
@@ -230,36 +232,41 @@ template <class T>
 DeviceMeasure measure_over_ranks(const Problem& problem, const EngineOptions& base) {
     // An engine per candidate: the decomposed engine keeps its launch (its windows are as deep
     // as its depth's halos). Each is gone, its memory free, before the next is built.
-    auto build = [&problem, base](const LaunchConfig* c) -> std::unique_ptr<TypedEngine<T>> {
+    auto build = [&problem, base](const LaunchConfig& c) -> std::unique_ptr<TypedEngine<T>> {
         EngineOptions o;
         o.decomp = base.decomp;
-        if (c) o.kernel = c->kernel, o.graphs = c->graphs, o.chunk = c->chunk, o.depth = c->depth;
-        std::unique_ptr<TypedEngine<T>> e;
-        int refused = 0;
+        o.kernel = c.kernel, o.graphs = c.graphs, o.chunk = c.chunk, o.depth = c.depth;
         try {
-            e = make_engine<T>(problem, Backend::cuda, o, nullptr);
+            return make_engine<T>(problem, Backend::cuda, o, nullptr);
         } catch (const UsageError&) {
-            refused = 1;  // the kernel refuses this chunk or depth here (any other error ends the run)
+            return nullptr;  // refused, on every rank alike (make_decomposed agrees on it: all_built)
         }
-        // Every rank built its engine or refused (a rank that failed otherwise says why, and every
-        // rank ends here), then all skip a candidate any rank refused: no rank steps alone.
-        dist::setup_checkpoint();
-        if (dist::allreduce_max(refused) != 0) e.reset();
-        return e;
     };
     DeviceMeasure out;
     {
-        const std::unique_ptr<TypedEngine<T>> e = build(nullptr);
-        if (!e) throw UsageError("the run's own launch does not fit its ranks' parts");
+        EngineOptions o;  // the run's own launch: a refusal of it is the run's error, said by its rank
+        o.decomp = base.decomp;
+        o.graphs = base.graphs;
+        const std::unique_ptr<TypedEngine<T>> e = make_engine<T>(problem, Backend::cuda, o, nullptr);
         const KernelInfo builtin = e->kernel_info();
         out.builtin = LaunchConfig{
             builtin.name, 0,
-            kernel_takes_depth(Backend::cuda, problem.model().name, builtin.name) ? builtin.depth : 0, true};
+            kernel_takes_depth(Backend::cuda, problem.model().name, builtin.name) ? builtin.depth : 0,
+            base.graphs};
     }
     out.measure = [build](const LaunchConfig& c, int repeats) -> std::optional<double> {
-        const std::unique_ptr<TypedEngine<T>> e = build(&c);
+        const std::unique_ptr<TypedEngine<T>> e = build(c);
         if (!e) return std::nullopt;
-        return time_launch(*e, repeats, slowest_rank);
+        try {
+            return time_launch(*e, repeats, slowest_rank);
+        } catch (const std::exception& x) {
+            // The ranks step in lock step here, before the run's setup ends: a rank that failed
+            // would leave the others waiting at their next message, so it ends them all, as an
+            // error inside a run's time loop does.
+            std::fprintf(stderr, "strata: error: %s (%s, measuring %s)\n", x.what(), dist::where().c_str(),
+                         c.text().c_str());
+            dist::abort(1);
+        }
     };
     return out;
 }
@@ -292,11 +299,14 @@ std::string ranks_key(const Decomposition& d, int dims) {
         d.text(dims) + (!d.exchange                             ? " no-exchange"
                         : d.halos == Decomposition::Halos::nccl ? (d.overlap ? " nccl overlap" : " nccl")
                                                                 : " mpi");
-    const int nodes = (dist::size() + dist::node_size() - 1) / dist::node_size();
+    const int nodes =
+        (dist::size() + dist::node_size() - 1) / dist::node_size();  // (as many ranks on each as on rank 0's)
     k += ", " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
     // NCCL's own choice of transport follows the hardware, the same on a machine of one kind;
     // these settings change it (as-another-node.sh: sockets over loopback in place of NVLink).
-    for (const char* v : {"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET", "NCCL_P2P_LEVEL"})
+    for (const char* v :
+         {"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET", "NCCL_P2P_LEVEL", "NCCL_IB_DISABLE",
+          "NCCL_SOCKET_IFNAME", "NCCL_ALGO", "NCCL_PROTO", "STRATA_SHARE_GPUS"})
         if (const char* s = std::getenv(v); s && *s) k += std::string(" ") + v + "=" + s;
     return k;
 }

@@ -185,17 +185,19 @@ std::string tune_over_ranks(const Problem& problem, const Params& params, Precis
     const ModelInfo& model = problem.model();
     const WisdomKey key =
         wisdom_key(model, params, problem.extent(), precision, ranks_key(eo.decomp, model.dims));
-    // Over ranks a pass's exchange weighs against its update: the kernel and its depth (fewer,
-    // larger messages at a deeper one) are what the link decides. Chunks and graphs stay at their
-    // defaults: each candidate is an engine built on every rank, a second or so, not a relaunch.
+    // Over ranks a pass's exchange weighs against its update: the kernel (its tiles decide what
+    // overlaps) and its depth (fewer messages at a deeper one, as many bytes a step) are what the
+    // link weighs in. Chunks stay at their defaults, graphs as the run has them: each candidate is
+    // an engine built on every rank, a second or so, not a relaunch.
     std::vector<LaunchConfig> candidates;
     for (LaunchConfig& c : search_space(model, problem.extent()))
-        if (c.chunk == 0 && c.graphs) candidates.push_back(std::move(c));
+        if (c.chunk == 0 && c.graphs == eo.graphs) candidates.push_back(std::move(c));
     out << "tuning " << key.text() << ": " << candidates.size() << " kernels and depths, each run on all "
         << dist::size() << " ranks, the exchange included\n"
         << std::flush;
     EngineOptions base;
     base.decomp = eo.decomp;
+    base.graphs = eo.graphs;
     const TuneResult r = with_precision(precision, [&]<class T>(std::type_identity<T>) {
         const DeviceMeasure d = measure_over_ranks<T>(problem, base);
         return tune(candidates, d.measure, {}, {d.builtin});
