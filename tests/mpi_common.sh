@@ -17,5 +17,9 @@ for v in NCCL_P2P_DISABLE NCCL_SHM_DISABLE NCCL_NET NCCL_SOCKET_IFNAME; do
   [ -n "${!v:-}" ] && nvls+=(-x "$v")
 done
 failures=0
+# holds PATTERN CMD...: whether CMD's output holds PATTERN. (Not `CMD | grep -q`: under pipefail,
+# grep's exit at the first match may leave CMD writing into a closed pipe, and the pipeline then
+# fails at random: the ASan build's `ldd | grep -q libasan` did, and ran a check meant to be skipped.)
+holds() { local text; text=$("${@:2}" 2>/dev/null); grep -q "$1" <<< "$text"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 ranks() { echo $(( $(echo "$1" | tr x '*') )); }  # 2x3 -> 6

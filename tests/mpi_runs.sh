@@ -103,7 +103,7 @@ mpirun -np 4 "$strata" run "${w[@]}" --steps 20 --decomp 2x1x2 --out "$work/r4" 
 # through HDF5 files (4 ranks write, 3 continue and write, one process continues), bitwise the
 # uninterrupted run; and the file of 4 ranks holds, dataset by dataset and attribute by attribute,
 # what one process writes (read by h5py, as a user would).
-if "$strata" info | grep -q "HDF5 *: yes, parallel"; then
+if holds "HDF5 *: yes, parallel" "$strata" info; then
   mpirun -np 4 "$strata" run "${w[@]}" --steps 20 --decomp 2x1x2 --out "$work/h4" --checkpoint "$work/h.20.h5" > "$work/h4.txt" 2>&1 \
     && mpirun -np 3 "$strata" run "${w[@]}" --steps 40 --decomp 1x3x1 --restart "$work/h.20.h5" --out "$work/h3" --checkpoint "$work/h.40.h5" > "$work/h3.txt" 2>&1 \
     && "$strata" run "${w[@]}" --steps 60 --restart "$work/h.40.h5" --out "$work/h1" --checkpoint "$work/h.60.chk" > /dev/null 2>&1 \
@@ -151,7 +151,7 @@ PY
   # fp64: a part is 65.5 MB; measured 69.7 MB each. Strata's own format, gathered to rank 0, adds
   # 662 MB there, 2.5 times the whole state, and 133 MB on the others: their parts sent).
   # (Not under AddressSanitizer, whose allocator keeps freed memory in quarantine: 5 parts there.)
-  if ldd "$strata" 2>/dev/null | grep -q libasan; then
+  if holds libasan ldd "$strata"; then
     echo "skip checkpoint memory: this strata is built with AddressSanitizer"
   else
   mpirun -np 4 "$strata" run heat3d -n 320 --steps 2 --precision fp64 --decomp 2x2x1 --checkpoint "$work/m.h5" \
@@ -200,12 +200,13 @@ refuse "thinner than the halo of 4 cells" mpirun -np 6 "$strata" run wave3d -n 2
 refuse "this run is one process: launch it with mpirun -np 4" "$strata" run apf -n 100 -i 5 -x 2 -y 2
 refuse "names 2 axes" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --decomp 2x1
 refuse "only \`strata run\`" mpirun -np 2 "$strata" bench heat3d -n 20 --backend omp
+refuse "\`strata run MODEL ... --tune\` under mpirun tunes over the ranks" mpirun -np 2 "$strata" tune heat3d -n 20
 refuse "halos nccl moves device memory" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --backend omp --halos nccl
 refuse "cannot open" mpirun -np 3 "$strata" run apf -n 100 -i 5 -y 3 --json /proc/none/r.json  # rank 0 alone fails
 # An HDF5 checkpoint in a folder no rank can write; a build whose HDF5 is serial (the GPU machine's)
 # refuses it over ranks before it looks at the folder.
 why="cannot write in '/proc/none'"
-"$strata" info | grep -q "HDF5 *: yes, parallel" || why="HDF5"
+holds "HDF5 *: yes, parallel" "$strata" info || why="HDF5"
 refuse "$why" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --checkpoint /proc/none/c.h5
 
 echo "$failures failures"
