@@ -293,7 +293,8 @@ if want tune-ranks; then  # #42 on nvidia-h200-x2 / -x4: --tune over ranks choos
   export STRATA_WISDOM_DIR=$PWD/$build/wisdom-ranks
   rm -rf "$STRATA_WISDOM_DIR"
   socket=(-x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 -x NCCL_NET=Socket -x NCCL_SOCKET_IFNAME=lo)
-  for link in nvlink sockets; do
+  for link in ${SKIP_ROWS:-nvlink sockets}; do  # (SKIP_ROWS=1: the suite's cases alone)
+    [ "$link" = 1 ] && break
     for how in --no-wisdom --tune; do
       args=(heat3d -n 512 --nz 1024 --steps 2000 --precision fp32 --decomp 1x1x2 --backend cuda --halos nccl $how --quiet)
       echo "\$ mpirun -np 2 strata run ${args[*]}   # weak heat3d 7pt fp32 (512^3 per GPU), 2 GPUs over $link" | tee -a "$out/bench.txt"
