@@ -167,10 +167,14 @@ for i in range(4):
 print("  rank growth (MB):", [round(a[i] - b[i], 1) for i in range(4)], "parts of", p[0], "MB")
 PY
   fi
-  # A checkpoint whose rename fails on rank 0 alone (its name is a folder): every rank ends with
-  # the error, within the timeout, and no temporary file is left.
+  # A checkpoint whose rename fails on rank 0 alone (its name became a folder once the run had
+  # started: a folder there at the start is refused then): every rank ends with the error, within
+  # the timeout, and no temporary file is left.
+  timeout 120 mpirun -np 2 "$strata" run heat3d -n 20 --steps 300000 --checkpoint "$work/taken.h5" --out "$work/t" \
+    --quiet > "$work/taken.txt" 2>&1 &
+  for _ in $(seq 600); do grep -q "backend" "$work/taken.txt" 2>/dev/null && break; sleep 0.1; done
   mkdir -p "$work/taken.h5/x"
-  timeout 60 mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --checkpoint "$work/taken.h5" --out "$work/t" --quiet > "$work/taken.txt" 2>&1
+  wait $!
   rc=$?
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$(grep -c "cannot rename.*Is a directory" "$work/taken.txt")" -ge 1 ] \
      && [ ! -e "$work/taken.h5.tmp" ]; then
@@ -203,6 +207,7 @@ refuse "only \`strata run\`" mpirun -np 2 "$strata" bench heat3d -n 20 --backend
 refuse "\`strata run MODEL ... --tune\` under mpirun tunes over the ranks" mpirun -np 2 "$strata" tune heat3d -n 20
 refuse "halos nccl moves device memory" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --backend omp --halos nccl
 refuse "cannot open" mpirun -np 3 "$strata" run apf -n 100 -i 5 -y 3 --json /proc/none/r.json  # rank 0 alone fails
+refuse "is a folder: name a file" mpirun -np 2 "$strata" run heat3d -n 20 --steps 2 --checkpoint "$work"
 # An HDF5 checkpoint in a folder no rank can write; a build whose HDF5 is serial (the GPU machine's)
 # refuses it over ranks before it looks at the folder.
 why="cannot write in '/proc/none'"

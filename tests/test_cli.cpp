@@ -168,6 +168,17 @@ TEST(Cli, CudaBackendFailsClearlyWithoutADevice) {
 TEST(Cli, RejectsUnwritableJsonPathBeforeRunning) {
     expect_clear_error({"run", "apf", "-i", "1", "--json", "/nonexistent-dir/r.json"}, "/nonexistent-dir/r.json");
 }
+TEST(Cli, AReportThatCannotBeWrittenIsAnError) {
+    // A full disk shows when the buffered report is flushed: the run must not end as if it had been written.
+    if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+    expect_clear_error({"run", "heat3d", "-n", "8", "--steps", "1", "--json", "/dev/full"},
+                       "failed writing the JSON report to '/dev/full'");
+}
+TEST(Cli, RejectsACheckpointThatNamesAFolderBeforeRunning) {
+    const auto dir = std::filesystem::temp_directory_path();
+    expect_clear_error({"run", "heat3d", "-n", "8", "--steps", "1", "--checkpoint", dir.string()},
+                       "is a folder: name a file");
+}
 TEST(Cli, RejectsBadHeatInput) {
     expect_clear_error({"run", "heat3d", "-n", "2"}, "-n");
     expect_clear_error({"run", "heat3d", "--steps", "-1"}, "--steps");

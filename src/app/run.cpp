@@ -435,6 +435,7 @@ nlohmann::json run_typed(const RunOptions& o, Problem& problem, std::ostream& ou
     problem.finish(*engine, r, io.dir());
     if (json_file.is_open()) {
         json_file << r.json().dump(2) << '\n';
+        json_file.flush();  // (a full disk shows at the flush, not at the buffered write)
         if (!json_file) throw Error("failed writing the JSON report to '" + o.json_path + "'");
     }
     return r.json();

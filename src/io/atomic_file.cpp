@@ -95,10 +95,10 @@ void AtomicFile::commit(bool durable) {
     const int closed = ::close(fd_);
     fd_ = -1;
     if (closed != 0) throw Error("failed closing '" + tmp_ + "': " + std::strerror(errno));
-    std::error_code ec;
+    std::error_code ec, ignored;
     std::filesystem::rename(tmp_, path_, ec);
     if (ec) {
-        std::filesystem::remove(tmp_, ec);
+        std::filesystem::remove(tmp_, ignored);  // (its own error code: the rename's is the message)
         throw Error("cannot rename '" + tmp_ + "' to '" + path_ + "': " + ec.message());
     }
 }
