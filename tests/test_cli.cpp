@@ -1,7 +1,7 @@
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -178,6 +178,23 @@ TEST(Cli, RejectsACheckpointThatNamesAFolderBeforeRunning) {
     const auto dir = std::filesystem::temp_directory_path();
     expect_clear_error({"run", "heat3d", "-n", "8", "--steps", "1", "--checkpoint", dir.string()},
                        "is a folder: name a file");
+}
+TEST(Cli, RefusesToReplaceWhatIsNotARegularFile) {
+    // A checkpoint is written beside its name and renamed over it: a device or a pipe there would
+    // be replaced (as root, /dev/full itself once, before the check), never written into.
+    const auto fifo =
+        std::filesystem::temp_directory_path() / ("strata_cli_fifo_" + std::to_string(::getpid()));
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    expect_clear_error({"run", "heat3d", "-n", "8", "--steps", "1", "--checkpoint", fifo.string()},
+                       "is not a regular file");
+    EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+    expect_clear_error({"wisdom", "export", fifo.string()},
+                       "");  // (no GPU: refused for that first; with one: for the file)
+    EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+    std::filesystem::remove(fifo);
+}
+TEST(Cli, RenderRejectsAFolder) {
+    expect_clear_error({"render", std::filesystem::temp_directory_path().string()}, "is a folder");
 }
 TEST(Cli, RejectsBadHeatInput) {
     expect_clear_error({"run", "heat3d", "-n", "2"}, "-n");

@@ -16,6 +16,10 @@ namespace strata {
 namespace {
 
 bool is_checkpoint(const std::string& path) {
+    if (std::filesystem::is_directory(path))
+        throw UsageError("'" + path +
+                         "' is a folder: render takes one .vti file or checkpoint (a run's frames are " +
+                         "the .vti files in its --out folder)");
     std::ifstream f(path, std::ios::binary);
     if (!f) throw UsageError("cannot open '" + path + "'");
     char magic[8] = {};

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/atomic_file.hpp"
 #include "strata/core/error.hpp"
 #include "strata/io/h5.hpp"
 
@@ -240,10 +241,13 @@ void check_checkpoint_path(const std::string& path, int ranks) {
     if (is_h5_path(path) && (!io::hdf5_available() || (ranks > 1 && !io::hdf5_parallel())))
         throw UsageError("--checkpoint " + path + ": " + io::hdf5_missing() +
                          " (a name not ending in .h5 writes strata's own format)");
-    // A folder of that name would take the run to its end and fail at the rename of its file.
-    if (std::filesystem::is_directory(path))
-        throw UsageError("--checkpoint " + path + " is a folder: name a file (e.g. " +
-                         (std::filesystem::path(path) / "run.chk").string() + ")");
+    // A folder of that name would take the run to its end and fail at the rename of its file; a
+    // device would be replaced by it.
+    try {
+        io::require_replaceable(path);
+    } catch (const UsageError& e) {
+        throw UsageError("--checkpoint " + std::string(e.what()));
+    }
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     const std::string d = dir.empty() ? "." : dir.string();
     std::error_code ec;  // made as --out's folder is

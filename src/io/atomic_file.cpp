@@ -19,9 +19,23 @@ void write_failed(const std::string& path, int error) {
     throw Error("failed writing '" + path + "': " + std::strerror(error) + " (the partial file was removed)");
 }
 
+void require_replaceable(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status s = fs::status(path, ec);
+    if (ec || !fs::exists(s) || fs::is_regular_file(s)) return;
+    if (fs::is_directory(s))
+        throw UsageError("'" + path + "' is a folder: name a file (e.g. " +
+                         (fs::path(path) / "run.chk").string() + ")");
+    throw UsageError("'" + path +
+                     "' is not a regular file (a device, a pipe or a socket): strata writes a file beside " +
+                     "it and renames it over it, which would replace it; name a regular file");
+}
+
 void AtomicFile::Free::operator()(unsigned char* p) const { std::free(p); }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp"), removed_on_exit_(tmp_) {
+    require_replaceable(path_);
     const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
     fd_ = ::open(tmp_.c_str(), flags | O_DIRECT, 0644);
     direct_ = fd_ >= 0;

@@ -23,6 +23,11 @@ namespace strata::io {
 // "failed writing 'PATH': No space left on device (the partial file was removed)".
 [[noreturn]] void write_failed(const std::string& path, int error);
 
+// UsageError where `path` exists but is not a regular file (a link to one is fine): a folder, a
+// device, a pipe. The rename that completes a write replaces what is there, so a checkpoint
+// named /dev/null would have replaced the device (as root), never written into it.
+void require_replaceable(const std::string& path);
+
 class AtomicFile {
 public:
     static constexpr std::size_t kPiece = std::size_t(8) << 20;  // bytes per write(2)

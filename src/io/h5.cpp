@@ -272,6 +272,7 @@ int worst_errno(int error, bool collective, const std::string& tmp) {
 template <class F>
 void write_h5(const std::string& path, bool collective, bool durable, const F& fill) {
     quiet();
+    require_replaceable(path);  // (every rank sees the same file system: all refuse alike)
     if (collective && !hdf5_parallel())
         throw UsageError("cannot write '" + path + "' from several processes: " + hdf5_missing() +
                          " (install libhdf5-openmpi-dev and rebuild)");
