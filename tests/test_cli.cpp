@@ -193,8 +193,19 @@ TEST(Cli, RefusesToReplaceWhatIsNotARegularFile) {
     EXPECT_TRUE(std::filesystem::is_fifo(fifo));
     std::filesystem::remove(fifo);
 }
-TEST(Cli, RenderRejectsAFolder) {
-    expect_clear_error({"render", std::filesystem::temp_directory_path().string()}, "is a folder");
+TEST(Cli, RenderAndRestartRejectAFolder) {
+    const std::string dir = std::filesystem::temp_directory_path().string();
+    expect_clear_error({"render", dir}, "is a folder");
+    expect_clear_error({"run", "heat3d", "-n", "8", "--steps", "1", "--restart", dir}, "is a folder");
+}
+TEST(Cli, RejectsACheckpointInAFileAsIfAFolderBeforeRunning) {
+    const auto file =
+        std::filesystem::temp_directory_path() / ("strata_cli_file_" + std::to_string(::getpid()));
+    std::ofstream(file) << "not a folder\n";
+    expect_clear_error(
+        {"run", "heat3d", "-n", "8", "--steps", "1", "--checkpoint", (file / "run.chk").string()},
+        "is not a folder");
+    std::filesystem::remove(file);
 }
 TEST(Cli, RejectsBadHeatInput) {
     expect_clear_error({"run", "heat3d", "-n", "2"}, "-n");

@@ -252,6 +252,9 @@ void check_checkpoint_path(const std::string& path, int ranks) {
     const std::string d = dir.empty() ? "." : dir.string();
     std::error_code ec;  // made as --out's folder is
     std::filesystem::create_directories(d, ec);
+    if (!std::filesystem::is_directory(d))  // (root passes access() on a file)
+        throw UsageError("--checkpoint " + path + ": '" + d + "' is not a folder" +
+                         (ec ? " (" + ec.message() + ")" : std::string()));
     if (::access(d.c_str(), W_OK) != 0)
         throw UsageError("--checkpoint " + path + ": cannot write in '" + d + "' (" + std::strerror(errno) +
                          ")");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -194,6 +195,8 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
+    if (std::filesystem::is_directory(path))
+        throw UsageError("checkpoint '" + path + "' is a folder: name the checkpoint file in it");
     if (is_hdf5(path)) return read_checkpoint_h5(path);
     std::ifstream f(path, std::ios::binary);
     if (!f) throw UsageError("cannot open checkpoint '" + path + "'");
