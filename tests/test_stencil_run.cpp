@@ -295,6 +295,12 @@ TEST(StencilRun, WhatCannotRunYetIsRefusedWhereTheFileAsksForIt) {
     EXPECT_NO_THROW(r.box(Params{}, 9, 4, 1));
     const std::string none = message([] { find_model("/nonexistent/x.stencil"); });
     EXPECT_NE(none.find("cannot open the stencil file"), std::string::npos) << none;
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("strata_folder_" + std::to_string(::getpid()) + ".stencil");
+    std::filesystem::create_directories(dir);
+    const std::string folder = message([&] { find_model(dir.string()); });
+    EXPECT_NE(folder.find("is a folder: name a .stencil file"), std::string::npos) << folder;
+    std::filesystem::remove(dir);
 }
 
 // heat7.stencil writes the built-in heat3d's 7-point update in its order: with the built-in's c,

@@ -1,17 +1,18 @@
 // The stencil language's parser and checks (strata/stencil.hpp, docs/stencil-language.md). One
 // statement per line; each line is tokenised and parsed by recursive descent; names are resolved
 // as the statements come, so a line can only use what the lines above it declared.
-#include "strata/stencil.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <initializer_list>
 #include <limits>
 #include <sstream>
+
+#include "strata/stencil.hpp"
 
 namespace strata::stencil {
 
@@ -515,6 +516,8 @@ UsageError error_at(const Spec& spec, Where at, const std::string& message) {
 }
 
 Spec parse_file(const std::string& path) {
+    if (std::filesystem::is_directory(path))
+        throw UsageError("'" + path + "' is a folder: name a .stencil file (examples/stencils/ has some)");
     std::ifstream f(path, std::ios::binary);
     if (!f) throw UsageError("cannot open the stencil file '" + path + "'");
     std::ostringstream text;
