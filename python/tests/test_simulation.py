@@ -225,6 +225,21 @@ def test_failures_are_runtime_errors(tmp_path):
         sim.checkpoint(tmp_path / "no" / "such" / "dir" / "x.ck")
 
 
+def test_a_checkpoint_never_replaces_a_folder_or_a_pipe(tmp_path):
+    # Written beside its name and renamed over it: a folder, a device or a pipe there would be
+    # replaced (as root, /dev/null itself), never written into. Refused, and left as it was.
+    sim = strata.Heat3D(n=9)
+    with pytest.raises(ValueError, match="is a folder"):
+        sim.checkpoint(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        sim.checkpoint(fifo)
+    assert fifo.is_fifo()
+    with pytest.raises(ValueError, match="is a folder"):
+        strata.Heat3D(n=9, restart=tmp_path)
+
+
 def test_ctrl_c_interrupts_a_long_advance(tmp_path):
     script = textwrap.dedent("""
         import sys, strata
