@@ -237,7 +237,7 @@ def test_a_checkpoint_never_replaces_a_folder_or_a_pipe(tmp_path):
         sim.checkpoint(fifo)
     assert fifo.is_fifo()
     with pytest.raises(ValueError, match="is a folder"):
-        strata.Heat3D(n=9, restart=tmp_path)
+        strata.Heat3D(n=9, restart=str(tmp_path))
 
 
 def test_ctrl_c_interrupts_a_long_advance(tmp_path):
