@@ -209,13 +209,14 @@ void report_writes(Report& r, const std::string& label, const std::string& memor
 // rank's work: the run's candidates are measured over all of them.
 std::string launch_of_rank0(const RunOptions& o, const Problem& problem, Precision precision,
                             EngineOptions& eo, std::ostream& out) {
-    if (dist::size() == 1) return choose_launch(problem, o.params, o.backend, precision, o.wisdom, eo, out);
+    if (dist::size() == 1)
+        return choose_launch(problem, o.params, o.backend, precision, o.wisdom, eo, out, o.io.progress);
     dist::setup_checkpoint();  // (a rank that failed before, e.g. rank 0 at its report's path, says why)
     std::string launch, error;
     int failed = 0;  // 1: bad input (UsageError), 2: any other error
     if (dist::rank() == 0) {
         try {
-            launch = choose_launch(problem, o.params, o.backend, precision, o.wisdom, eo, out);
+            launch = choose_launch(problem, o.params, o.backend, precision, o.wisdom, eo, out, o.io.progress);
         } catch (const UsageError& e) {
             failed = 1, error = e.what();
         } catch (const std::exception& e) {
@@ -240,7 +241,7 @@ std::string launch_of_rank0(const RunOptions& o, const Problem& problem, Precisi
     // part in it too), and every rank sees the same times, hence the same winner.
     if (o.wisdom == WisdomUse::tune && o.backend == Backend::cuda && eo.kernel.empty() && eo.chunk == 0 &&
         eo.depth == 0 && cuda_device_count() > 0)
-        return tune_over_ranks(problem, o.params, precision, eo, out);
+        return tune_over_ranks(problem, o.params, precision, eo, out, o.io.progress);
     return launch;
 }
 

@@ -147,7 +147,7 @@ void run_wisdom_command(const std::string& action, const std::string& argument, 
 }
 
 std::string choose_launch(const Problem& problem, const Params& params, Backend backend, Precision precision,
-                          WisdomUse use, EngineOptions& eo, std::ostream& out) {
+                          WisdomUse use, EngineOptions& eo, std::ostream& out, bool progress) {
     if (backend != Backend::cuda || cuda_device_count() == 0) return {};  // the engine says why not
     if (!eo.kernel.empty() || eo.chunk != 0 || eo.depth != 0) return "launch: as given";
     if (use == WisdomUse::ignore) return "launch: the built-in defaults (--no-wisdom)";
@@ -161,10 +161,14 @@ std::string choose_launch(const Problem& problem, const Params& params, Backend 
         dist::size() == 1) {  // (over ranks: tune_over_ranks, on every rank)
         const std::vector<LaunchConfig> candidates = search_space(model, problem.extent());
         // The measuring engine is gone (its memory free) before the run builds its own.
-        auto tuned_on = [&](const DeviceMeasure& d) { return tune(candidates, d.measure, {}, {d.builtin}); };
+        TuneProgress line{out, progress, candidates.size()};
+        auto tuned_on = [&](const DeviceMeasure& d) {
+            return tune(candidates, d.measure, std::ref(line), {d.builtin});
+        };
         const TuneResult r = with_precision(precision, [&]<class T>(std::type_identity<T>) {
             return tuned_on(measure_on_device<T>(problem));
         });
+        if (progress) out << '\n';
         entry = wisdom_entry(r);
         w.store(key, *entry);
         tuned = true;
@@ -181,7 +185,7 @@ std::string choose_launch(const Problem& problem, const Params& params, Backend 
 }
 
 std::string tune_over_ranks(const Problem& problem, const Params& params, Precision precision,
-                            EngineOptions& eo, std::ostream& out) {
+                            EngineOptions& eo, std::ostream& out, bool progress) {
     const ModelInfo& model = problem.model();
     const WisdomKey key =
         wisdom_key(model, params, problem.extent(), precision, ranks_key(eo.decomp, model.dims));
@@ -198,10 +202,12 @@ std::string tune_over_ranks(const Problem& problem, const Params& params, Precis
     EngineOptions base;
     base.decomp = eo.decomp;
     base.graphs = eo.graphs;
+    TuneProgress line{out, progress && dist::rank() == 0, candidates.size()};
     const TuneResult r = with_precision(precision, [&]<class T>(std::type_identity<T>) {
         const DeviceMeasure d = measure_over_ranks<T>(problem, base);
-        return tune(candidates, d.measure, {}, {d.builtin});
+        return tune(candidates, d.measure, std::ref(line), {d.builtin});
     });
+    if (line.enabled) out << '\n';
     eo.kernel = r.best.kernel;
     eo.chunk = r.best.chunk;
     eo.depth = r.best.depth;
@@ -212,9 +218,9 @@ std::string tune_over_ranks(const Problem& problem, const Params& params, Precis
         w.store(key, wisdom_entry(r));
         path = w.path();
     }
-    char line[160];
-    std::snprintf(line, sizeof line, "%.4f ms/step, tuning %.1f s", r.best_ms, r.seconds);
-    return "launch: tuned now over " + std::to_string(dist::size()) + " ranks (" + line +
+    char figures[160];
+    std::snprintf(figures, sizeof figures, "%.4f ms/step, tuning %.1f s", r.best_ms, r.seconds);
+    return "launch: tuned now over " + std::to_string(dist::size()) + " ranks (" + figures +
            "), saved to the wisdom (" + path + "): " + r.best.text();
 }
 

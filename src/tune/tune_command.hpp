@@ -29,13 +29,14 @@ void run_wisdom_command(const std::string& action, const std::string& argument, 
 // the run's options as given): the device's wisdom for the problem of these parameters (tuned
 // first with WisdomUse::tune when there is none), else the built-in defaults. Sets `eo` and
 // returns the report's line saying which. Over several ranks (`eo.decomp`, part of the key)
-// rank 0 calls it alone, and it never tunes: tune_over_ranks does, on every rank.
+// rank 0 calls it alone, and it never tunes: tune_over_ranks does, on every rank. `progress`: a
+// line on `out` (a terminal) that follows the tuning, round by round.
 std::string choose_launch(const Problem& problem, const Params& params, Backend backend, Precision precision,
-                          WisdomUse use, EngineOptions& eo, std::ostream& out);
+                          WisdomUse use, EngineOptions& eo, std::ostream& out, bool progress = false);
 // --tune over several ranks where the wisdom has no entry for the run (every rank calls it): each
 // kernel and depth measured on the whole run, link and all (measure_over_ranks); the winner set in
 // `eo` and stored by rank 0. Returns the report's line.
 std::string tune_over_ranks(const Problem& problem, const Params& params, Precision precision,
-                            EngineOptions& eo, std::ostream& out);
+                            EngineOptions& eo, std::ostream& out, bool progress = false);
 
 }  // namespace strata
