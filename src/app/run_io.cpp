@@ -252,9 +252,8 @@ void check_checkpoint_path(const std::string& path, int ranks) {
     const std::string d = dir.empty() ? "." : dir.string();
     std::error_code ec;  // made as --out's folder is
     std::filesystem::create_directories(d, ec);
-    if (!std::filesystem::is_directory(d))  // (root passes access() on a file)
-        throw UsageError("--checkpoint " + path + ": '" + d + "' is not a folder" +
-                         (ec ? " (" + ec.message() + ")" : std::string()));
+    if (std::filesystem::exists(d) && !std::filesystem::is_directory(d))  // (root passes access() on a file)
+        throw UsageError("--checkpoint " + path + ": '" + d + "' is not a folder");
     if (::access(d.c_str(), W_OK) != 0)
         throw UsageError("--checkpoint " + path + ": cannot write in '" + d + "' (" + std::strerror(errno) +
                          ")");

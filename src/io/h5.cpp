@@ -1,6 +1,7 @@
 #include "strata/io/h5.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -272,7 +273,6 @@ int worst_errno(int error, bool collective, const std::string& tmp) {
 template <class F>
 void write_h5(const std::string& path, bool collective, bool durable, const F& fill) {
     quiet();
-    require_replaceable(path);  // (every rank sees the same file system: all refuse alike)
     if (collective && !hdf5_parallel())
         throw UsageError("cannot write '" + path + "' from several processes: " + hdf5_missing() +
                          " (install libhdf5-openmpi-dev and rebuild)");
@@ -313,13 +313,26 @@ void write_h5(const std::string& path, bool collective, bool durable, const F& f
                         (error == 0 ? " (on another rank)" : "") + "; '" + path + "' is left as it was");
         }
     }
-    // Rank 0 renames; every rank learns its errno, so that a failed rename is every rank's error
-    // (the others would go on to the next step and wait there for a rank that has stopped).
-    const int renamed =
-        worst_errno(rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0 ? errno : 0, collective, tmp);
+    // Rank 0 renames, over a regular file or nothing (a device or a pipe of that name would be
+    // replaced: EEXIST here; a folder refuses: EISDIR); every rank learns its errno, so that a
+    // failed rename is every rank's error (the others would go on to the next step and wait there
+    // for a rank that has stopped).
+    int mine = 0;
+    if (rank == 0) {
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+            mine = S_ISDIR(st.st_mode) ? EISDIR : EEXIST;
+        else if (std::rename(tmp.c_str(), path.c_str()) != 0)
+            mine = errno;
+    }
+    const int renamed = worst_errno(mine, collective, tmp);
     if (renamed != 0) {
         if (rank == 0) std::remove(tmp.c_str());
-        throw Error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(renamed) +
+        throw Error("cannot rename '" + tmp + "' to '" + path + "': " +
+                    (renamed == EEXIST
+                         ? "it is not a regular file (a device, a pipe or a socket), which the rename "
+                           "would replace"
+                         : std::strerror(renamed)) +
                     (rank == 0 ? "" : " (on rank 0)"));
     }
 }
