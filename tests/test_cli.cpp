@@ -196,6 +196,7 @@ TEST(Cli, RefusesToReplaceWhatIsNotARegularFile) {
 TEST(Cli, RenderAndRestartRejectAFolder) {
     const std::string dir = std::filesystem::temp_directory_path().string();
     expect_clear_error({"render", dir}, "is a folder");
+    expect_clear_error({"render", dir, "--slice", "q"}, "--slice");  // (a 2D file took any letter)
     expect_clear_error({"run", "heat3d", "-n", "8", "--steps", "1", "--restart", dir}, "is a folder");
 }
 TEST(Cli, RejectsACheckpointInAFileAsIfAFolderBeforeRunning) {

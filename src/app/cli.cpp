@@ -399,7 +399,9 @@ CommandLine::CommandLine() {
         "  strata render heat.ck --slice x -o heat_x.png");
     render_cmd->add_option("file", render_file, "A .vti file or a strata checkpoint")->required();
     render_cmd->add_option("-o", render_png_path, "The PNG to write (default: FILE with .png)");
-    render_cmd->add_option("--slice", render_slice, "3D: the axis across which the mid-plane is cut: z, y or x")
+    render_cmd
+        ->add_option("--slice", render_slice, "3D: the axis across which the mid-plane is cut: z, y or x")
+        ->check(CLI::IsMember({"z", "y", "x"}))
         ->capture_default_str();
     render_cmd->add_option("--range", render_range, "The value range mapped to the colour map: LO HI")
         ->expected(2)
