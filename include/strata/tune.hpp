@@ -11,8 +11,8 @@
 //    warm-up, the median).
 //  - Wisdom: one JSON file per device (its name, SM count, memory and driver/runtime versions),
 //    entries keyed by model, stencil shape, precision and size class (over several ranks also the
-//    process grid and the link: there each candidate is measured on the whole run, exchange and all). Written
-//    under a lock, merged with what is on disk, through a temporary and a rename.
+//    process grid and the link: there each candidate is measured on the whole run, exchange and
+//    all). Written under a lock, merged with what is on disk, through a temporary and a rename.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>

@@ -249,13 +249,10 @@ std::string launch_of_rank0(const RunOptions& o, const Problem& problem, Precisi
 // sends after its pass while its neighbours overlap theirs), each schedule and its ranks. A
 // collective: every rank calls it.
 std::string every_ranks_schedule(const std::string& mine) {
-    constexpr std::size_t kWidth = 512;  // (the schedules are a line each)
-    char own[kWidth] = {};
-    mine.copy(own, kWidth - 1);
-    const std::vector<unsigned char> all = dist::allgather(own, kWidth);
+    const std::vector<std::string> all = dist::allgather_texts(mine);
     std::vector<std::pair<std::string, std::vector<int>>> seen;  // a schedule, its ranks
     for (int r = 0; r < dist::size(); ++r) {
-        const std::string text(reinterpret_cast<const char*>(all.data()) + std::size_t(r) * kWidth);
+        const std::string& text = all[std::size_t(r)];
         auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == text; });
         if (it == seen.end()) it = seen.insert(seen.end(), {text, {}});
         it->second.push_back(r);

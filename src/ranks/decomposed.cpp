@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -105,11 +104,10 @@ public:
         if (agreed_) return;
         agreed_ = true;
         setup_checkpoint();  // (a rank that failed otherwise says why, and every rank ends)
-        char mine[512] = {};
-        if (!refusal.empty()) std::snprintf(mine, sizeof mine, "%s (rank %d)", refusal.c_str(), rank());
-        const std::vector<unsigned char> all = allgather(mine, sizeof mine);
-        for (std::size_t r = 0; r < all.size(); r += sizeof mine)
-            if (all[r] != 0) throw UsageError(std::string(reinterpret_cast<const char*>(all.data() + r)));
+        const std::vector<std::string> all =
+            allgather_texts(refusal.empty() ? refusal : refusal + " (rank " + std::to_string(rank()) + ")");
+        for (const std::string& r : all)
+            if (!r.empty()) throw UsageError(r);
     }
     const char* transport() const override { return nccl_ ? "NCCL" : "MPI"; }
     void combine(Reduced* r, int n) override {

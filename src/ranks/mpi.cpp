@@ -186,6 +186,14 @@ void abort(int code) {
 }
 #endif
 
+std::vector<std::string> allgather_texts(const std::string& text) {
+    const std::vector<unsigned char> all = allgather(text.c_str(), text.size() + 1);  // each with its NUL
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at < all.size(); at += out.back().size() + 1)
+        out.emplace_back(reinterpret_cast<const char*>(all.data() + at));
+    return out;
+}
+
 namespace {
 Phase g_phase = Phase::parse;
 }

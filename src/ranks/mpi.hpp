@@ -27,6 +27,8 @@ int allreduce_max(int v);
 // Every rank's `bytes` (they may differ), concatenated in rank order, on every rank (`everywhere`)
 // or on rank 0 alone (the others get nothing).
 std::vector<unsigned char> allgather(const void* data, std::size_t bytes, bool everywhere = true);
+// Every rank's `text` (of any length, no NUL in it), in rank order, on every rank.
+std::vector<std::string> allgather_texts(const std::string& text);
 
 std::int64_t allreduce_max(std::int64_t v);
 // Rank 0's `bytes` at `data` on every rank.

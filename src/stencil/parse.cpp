@@ -1,6 +1,8 @@
 // The stencil language's parser and checks (strata/stencil.hpp, docs/stencil-language.md). One
 // statement per line; each line is tokenised and parsed by recursive descent; names are resolved
 // as the statements come, so a line can only use what the lines above it declared.
+#include "strata/stencil.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,8 +13,6 @@
 #include <initializer_list>
 #include <limits>
 #include <sstream>
-
-#include "strata/stencil.hpp"
 
 namespace strata::stencil {
 
