@@ -143,18 +143,25 @@ constexpr bool stream_fits() {
 }
 
 // The cached strategy's window for a cells-only model (strategies3d.cuh, cells_cached): per
-// neighbourhood field, 2R+1 cells of the thread's row in each of its ZC planes (rows) and the R
-// beyond them, in registers, and its cells' pointwise values. It is offered where one plane's
-// window takes at most kCachedWindowWords 4-byte registers in fp64, so that a model's strategies
-// are the same in both precisions. ZC, the planes (rows) per thread, is the most of 8, 4, 2, 1
-// whose window and pointwise values take at most 40 registers in 3D (heat as `u + c lap(u)` at
-// 512^3 on an H100: 8 planes 291 / 142 GCells/s in fp32 / fp64, windows of 30 / 60 registers; 4
-// planes 277 / 166, 18 / 36) and 64 in 2D (the 9-point box at 8192^2, 8 rows: 88% / 96% of copy).
+// neighbourhood field, the cells x-R .. x+R of the thread's row in each of its ZC planes (rows),
+// and for the R planes (rows) beyond them on either side the same, or for a star their centre
+// alone; in registers, with its cells' pointwise values. It is offered where one plane's window,
+// counted as a box's, takes at most kCachedWindowWords 4-byte registers in fp64, so that a model's
+// strategies are the same in both precisions. ZC, the planes (rows) per thread, is the most of 8,
+// 4, 2, 1 whose window and pointwise values take at most 34 registers in 3D and 64 in 2D (the
+// 9-point box at 8192^2, 8 rows: 88% / 96% of copy). Fewer planes read more of them twice (each
+// thread's ZC + 2R planes for ZC), more take registers from the warps that hide the loads'
+// latency. Measured in 3D on an H200 (docs/runs/170-171, GCells/s at ZC against ZC/2 planes, with
+// the words each counts): 3D Gray-Scott fp64, 2 planes (32 words) 102.7 against 95.0; the radius-2
+// wave with a coefficient fp32, 4 (32) 161.7 against 142.7, bf16 (two cells a thread) 213.4
+// against 182.6; 3D Aliev-Panfilov fp32, 8 (34) 192.9 against 177.9 (its 20 bytes of spills
+// included), bf16 226.5 against 209.9. Past 34 they lost: the wave fp64, 2 (36) 73.6 against
+// 86.2; Aliev-Panfilov fp64, 4 (36) 97.9 against 99.4.
 inline constexpr int kCachedWindowWords = 128;
 template <class Model>
 constexpr long cached_hood_words(int planes, long value_bytes) {  // the neighbourhood values alone
-    constexpr long R = Model::radius;
-    return hoods<Model>() * (planes + 2 * R) * (2 * R + 1) * value_bytes / 4;
+    constexpr long R = Model::radius, beyond = Model::star ? 1 : 2 * R + 1;
+    return hoods<Model>() * (planes * (2 * R + 1) + 2 * R * beyond) * value_bytes / 4;
 }
 template <class Model>
 constexpr long cached_window_words(int planes, long value_bytes) {
@@ -164,14 +171,19 @@ constexpr long cached_window_words(int planes, long value_bytes) {
 }
 template <class Model, class T>
 constexpr int cached_planes() {
-    constexpr long budget = Model::dims == 3 ? 40 : 64;
+    constexpr long budget = Model::dims == 3 ? 34 : 64;
     for (int planes = 8; planes > 1; planes /= 2)
         if (cached_window_words<Model>(planes, sizeof(T) < 4 ? 4 : sizeof(T)) <= budget) return planes;
     return 1;
 }
 template <class Model>
+constexpr long cached_offer_words() {  // one plane's window in fp64, counted as a box's
+    constexpr long R = Model::radius;
+    return hoods<Model>() * (1 + 2 * R) * (2 * R + 1) * long(sizeof(double)) / 4;
+}
+template <class Model>
 constexpr bool cached_fits() {
-    return cached_hood_words<Model>(1, sizeof(double)) <= kCachedWindowWords;
+    return cached_offer_words<Model>() <= kCachedWindowWords;
 }
 
 // Whether a temporal strategy fits the model: its tiles hold at most two neighbourhood fields on

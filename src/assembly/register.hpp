@@ -117,8 +117,8 @@ ModelInfo registered_model() {
             refuse("cached", "its window of " + std::to_string(2 * Kernel::radius + 1) +
                                  " cells in each of " + std::to_string(2 * Kernel::radius + 1) +
                                  " planes (rows) per thread takes " +
-                                 std::to_string(cached_hood_words<Kernel>(1, sizeof(double))) +
-                                 " registers in fp64 (" + std::to_string(hoods<Kernel>()) + " field(s)); " +
+                                 std::to_string(cached_offer_words<Kernel>()) + " registers in fp64 (" +
+                                 std::to_string(hoods<Kernel>()) + " field(s)); " +
                                  std::to_string(kCachedWindowWords) + " is the most");
         if constexpr (!temporal_fits<Kernel>())
             refuse("temporal", "its kernel for models read cell by cell takes up to " +

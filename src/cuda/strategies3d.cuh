@@ -538,7 +538,13 @@ __global__ void __launch_bounds__(BX* BY)
 // in fp64; 3D Aliev-Panfilov 134 -> 140 (fp32) and 122 -> 155 (bf16); files without pointwise
 // fields unchanged. The other rows of 3D stay where the update reads them: loaded a plane ahead
 // too, their registers cost more than the latency they hid (3D Gray-Scott 148 -> 131, run 130).
-template <class Model, int BY, int ZC, int V, bool Interior>
+// Which of a block's reads may cross a face, and so go through load_index (cells_cached).
+enum class CellsReach {
+    inside,  // none: every cell is addressed by its offsets alone
+    x_face,  // (3D) along x only: the block's rows and planes are inside, its columns reach a face
+    any,
+};
+template <class Model, int BY, int ZC, int V, CellsReach Reach>
 __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typename Model::Fields& f,
                                                    const DevGrid& g, int x, int y, int s0, int s_end) {
     using T = typename Model::value_type;
@@ -547,8 +553,9 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
     const int lane = threadIdx.x;
     // The cell (x, y (3D), the slow axis) as the boundary reads it.
     auto index = [&](int i, int j, int s) -> std::int64_t {
-        if constexpr (Interior) return three ? g.at(i, j, s) : g.at(i, s);
+        if constexpr (Reach == CellsReach::inside) return three ? g.at(i, j, s) : g.at(i, s);
         const int li = load_index<mirror, periodic>(i, g.nx);
+        if constexpr (Reach == CellsReach::x_face) return g.at(li, j, s);
         if constexpr (three)
             return g.at(li, load_index<mirror, periodic>(j, g.ny), load_index<mirror, periodic>(s, g.nz));
         else
@@ -602,7 +609,8 @@ __device__ __forceinline__ void cells_cached_sweep(const Model& m, const typenam
             if constexpr (three) {
                 auto at = [&](int h, int di, int dj, int dk) {
                     if (dj == 0) return w[h][k + R + dk][R + v + di];
-                    if constexpr (Interior) return hood_in<Model>(f, h)[c + di + dj * g.pitch + dk * g.plane];
+                    if (Reach == CellsReach::inside || (Reach == CellsReach::x_face && di == 0))
+                        return hood_in<Model>(f, h)[c + di + dj * g.pitch + dk * g.plane];
                     return hood_in<Model>(f, h)[index(x + v + di, y + dj, s + dk)];
                 };
                 m.store(neighbourhood<Model>(at), ZC > 1 ? p[k][v] : m.load_point(f, c), f, c);
@@ -630,13 +638,24 @@ __global__ void __launch_bounds__(32 * BY, MB)
     // loads together (a choice per load kept them apart: a 27-point box ran at half the rate).
     const int bs0 = g.lo + (three ? blockIdx.z * ZC : blockIdx.y * BY * ZC),
               bs1 = bs0 + (three ? ZC : BY * ZC);
-    const bool interior = bx * 32 * V >= R && (bx + 1) * 32 * V + R <= g.nx && bs0 >= R &&
-                          bs1 + R <= (three ? g.nz : g.ny) &&
-                          (!three || (by * BY >= R && (by + 1) * BY + R <= g.ny));
-    if (interior)
-        cells_cached_sweep<Model, BY, ZC, V, true>(m, f, g, x, y, s0, s_end);
+    // In 3D the blocks at the faces of x are a sixth of the grid at 384^3 in fp32 (two columns of
+    // blocks in twelve; a third at 16 bits), those at the faces of y and z a fiftieth: so those
+    // whose rows and planes are inside have a sweep of their own, which sends only the reads that
+    // may cross x's faces (the columns x-R.. and ..x+R: the window's ends, a box's other rows)
+    // through load_index. On an H200 (docs/runs/170, GCells/s): 3D Aliev-Panfilov fp32 184.6 ->
+    // 192.2, bf16 206.8 -> 228.4; the radius-2 wave +1-2.5%; 3D Gray-Scott fp32 +1.1%, but fp64
+    // 99.6 -> 95.0 and bf16 -1.4% (the third sweep took its fp64 kernel from 46 registers to 52),
+    // which two planes a thread in fp64 (model.hpp: cached_planes) more than made up for.
+    const bool inside_x = bx * 32 * V >= R && (bx + 1) * 32 * V + R <= g.nx,
+               inside_rows = bs0 >= R && bs1 + R <= (three ? g.nz : g.ny) &&
+                             (!three || (by * BY >= R && (by + 1) * BY + R <= g.ny));
+    if (inside_x && inside_rows)
+        cells_cached_sweep<Model, BY, ZC, V, CellsReach::inside>(m, f, g, x, y, s0, s_end);
+    else if (three && inside_rows)
+        cells_cached_sweep<Model, BY, ZC, V, three ? CellsReach::x_face : CellsReach::any>(m, f, g, x, y, s0,
+                                                                                           s_end);
     else
-        cells_cached_sweep<Model, BY, ZC, V, false>(m, f, g, x, y, s0, s_end);
+        cells_cached_sweep<Model, BY, ZC, V, CellsReach::any>(m, f, g, x, y, s0, s_end);
 }
 
 // tma: async's sweep with its loads on the Tensor Memory Accelerator, warp-specialized (CudaDMA's
