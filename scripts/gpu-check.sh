@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build, run the GPU tests, probe the device and benchmark, then print a
 # short table. Usage: scripts/gpu-check.sh [MODE[,MODE...]] (default all: tests, bench, io; also
-# heat2d, half, half-stencil, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, jacobi4, radius2, nccl-channels, faces, tune-ranks, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
+# heat2d, half, half-stencil, variants, cells-cached, half-temporal, stencil, grayscott, cells, general (general2d, general3d: its halves), mpi, sanitize-mpi, scaling, scaling4, jacobi4, radius2, nccl-channels, faces, tune-ranks, nccl-socket, python, tune, tune-exhaustive, tma, ncu-tma, ab, ebisu, sanitize, profile, ncu, wave, wave-ncu, temporal, sweep; a name of none of these, e.g. build-only, builds and stops). Logs go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -151,6 +151,27 @@ if want cells-cached; then  # the cells-only cached sweep (#40): its GPU tests, 
   bench bench/stencils/gray-scott3d.stencil -n 384 --precision fp32,fp64,bf16 --kernels stream,cached --repeats 5
   bench examples/stencils/apf3d.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
   bench examples/stencils/variable-wave.stencil --precision fp32,fp64 --kernels stream,cached --repeats 5
+  unset STRATA_CACHE_DIR
+fi
+if want variants; then  # A/B of patches (not for the docs): VARIANTS="P1 P2 ..." (patch files, e.g. in an untracked folder) are undone from the tree in turn, giving binaries v0 (none of them) .. vN (the tree); VARIANT_BENCH: bench arguments, ';' between rows, each run by v0..vN then vN..v0
+  read -ra pats <<< "${VARIANTS:?VARIANTS: the patches, in the order they apply}"
+  n=${#pats[@]}
+  cp $build/strata $build/strata.v$n
+  for ((i = n - 1; i >= 0; i--)); do
+    patch -R -p1 -s < "${pats[$i]}"
+    cmake --build $build -j "$(nproc)" --target strata >> "$out/log.txt" 2>&1 || { tail -30 "$out/log.txt"; exit 1; }
+    cp $build/strata $build/strata.v$i
+  done
+  for p in "${pats[@]}"; do patch -p1 -s < "$p"; done
+  cmake --build $build -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >> "$out/log.txt" 2>&1 || { tail -30 "$out/log.txt"; exit 1; }
+  export STRATA_CACHE_DIR=$PWD/$build/stencil-cache
+  IFS=';' read -ra rows <<< "${VARIANT_BENCH:?VARIANT_BENCH: bench arguments, ';' between rows}"
+  for r in "${rows[@]}"; do
+    for i in $(seq 0 $n) $(seq $n -1 0); do
+      echo "\$ [v$i] strata bench $r" | tee -a "$out/variants.txt"
+      $build/strata.v$i bench $r | tee -a "$out/variants.txt"
+    done
+  done
   unset STRATA_CACHE_DIR
 fi
 if want half-stencil; then  # stencil files at 16 bits (#41): their GPU tests, the first compile, each kind of file at fp32, bf16 and fp16
