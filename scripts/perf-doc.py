@@ -22,12 +22,17 @@ def rows(text, command_prefix, half=False):
     """The table rows printed under the commands that start with command_prefix (a later one's
     replace an earlier one's); the 16-bit storage's rows only when `half` (the other tables are
     fp32 and fp64). Not those of a command with a --chunk of its own: a sweep of the launch's
-    shape, whose rows the tables (keyed by kernel, depth, precision and launch) would mix up."""
+    shape, whose rows the tables (keyed by kernel, depth, precision and launch) would mix up. Nor
+    those measured on another GPU than the tables' (an H100): an H200's copy bandwidth is 40%
+    higher, so its shares of the copy and its ratios against the tables' other rows mean
+    something else (its runs stay in docs/runs and the notes quote them)."""
     out, on = {}, False
     for line in text.splitlines():
         if line.startswith("$ "):
             on = line[2:].startswith(command_prefix) and not re.search(r"--chunk [1-9]", line)
             continue
+        if on and re.search(r", on NVIDIA (?!H100)", line):
+            on = False
         f = line.split()
         if on and len(f) == 11 and re.match(r"^\d+$", f[1]) and (half or f[2] not in HALF):
             out[(f[0], int(f[1]), f[2], f[3])] = {"ms": float(f[4]), "gcells": float(f[5]), "pct": float(f[7].rstrip("%"))}
