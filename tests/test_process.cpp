@@ -1,8 +1,8 @@
 // The strata binary run as users run it, then interrupted (SIGINT, SIGTERM, twice) or short of
 // disk (a file-size limit): what it leaves behind is checked: its exit code, one line on stderr,
 // and a checkpoint that is whole and restarts bitwise equal to the uninterrupted run.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "strata/core/memory.hpp"
 #include "strata/io/checkpoint.hpp"
 
 extern char** environ;
@@ -36,8 +37,11 @@ std::string slurp(const fs::path& p) {
 // The binary started with `args`, its output in DIR/out.txt and DIR/err.txt.
 class Process {
 public:
-    // `max_file_bytes`: a file-size limit (RLIMIT_FSIZE) for the process, standing for a full disk.
-    Process(const fs::path& dir, std::vector<std::string> args, rlim_t max_file_bytes = RLIM_INFINITY) : dir_(dir) {
+    // `max_file_bytes`: a file-size limit (RLIMIT_FSIZE) for the process, standing for a full disk;
+    // `max_address_bytes`: an address-space limit (RLIMIT_AS, ulimit -v), standing for a job's memory.
+    Process(const fs::path& dir, std::vector<std::string> args, rlim_t max_file_bytes = RLIM_INFINITY,
+            rlim_t max_address_bytes = RLIM_INFINITY)
+        : dir_(dir) {
         args.insert(args.begin(), STRATA_CLI);
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
@@ -46,13 +50,18 @@ public:
         posix_spawn_file_actions_init(&io);
         posix_spawn_file_actions_addopen(&io, 1, (dir / "out.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         posix_spawn_file_actions_addopen(&io, 2, (dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        rlimit before{};
-        getrlimit(RLIMIT_FSIZE, &before);
-        rlimit limited = before;
-        limited.rlim_cur = std::min(max_file_bytes, before.rlim_max);
+        rlimit file{}, address{};
+        getrlimit(RLIMIT_FSIZE, &file);
+        getrlimit(RLIMIT_AS, &address);
+        rlimit limited = file;
+        limited.rlim_cur = std::min(max_file_bytes, file.rlim_max);
         setrlimit(RLIMIT_FSIZE, &limited);  // inherited by the child, restored here at once
+        limited = address;
+        limited.rlim_cur = std::min(max_address_bytes, address.rlim_max);
+        setrlimit(RLIMIT_AS, &limited);
         const int rc = posix_spawn(&pid_, STRATA_CLI, &io, nullptr, argv.data(), environ);
-        setrlimit(RLIMIT_FSIZE, &before);
+        setrlimit(RLIMIT_FSIZE, &file);
+        setrlimit(RLIMIT_AS, &address);
         posix_spawn_file_actions_destroy(&io);
         if (rc != 0) pid_ = -1;
     }
@@ -246,6 +255,62 @@ TEST(Memory, HugeGridsAreRefusedWithTheBytesNeededAndAvailable) {
         EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
     }
     fs::remove_all(d);
+}
+
+// A job's memory is often a limit of the process (ulimit -v) or of its cgroup, not the machine's:
+// a grid past it is refused up front with what the limit leaves, not ended by std::bad_alloc (or
+// the OOM killer) once allocated.
+TEST(Memory, GridsPastTheProcessLimitAreRefusedWithWhatItLeaves) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no address-space limit fits it";
+#else
+    const fs::path d = fresh_dir("memory-limit");
+    // 2 buffers of 602^3 fp64: 3.5 GB, against 2 GB of address space.
+    Process p(d, {"run", "heat3d", "-n", "600", "--steps", "1", "--backend", "cpu"}, RLIM_INFINITY,
+              rlim_t(2) << 30);
+    EXPECT_EQ(p.exit_code(), 2);
+    const std::string err = p.err();
+    EXPECT_TRUE(err.starts_with("strata: error: heat3d's fields (2 buffers of 602 x 602 x 602 fp64")) << err;
+    EXPECT_NE(err.find("3.49 GB of host memory needed"), std::string::npos) << err;
+    const std::size_t at = err.find("needed, ");
+    ASSERT_NE(at, std::string::npos) << err;
+    EXPECT_LT(std::stod(err.substr(at + 8)), 2.2) << err;  // what the limit leaves, in GB (or MB)
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    fs::remove_all(d);
+#endif
+}
+
+// The cgroups' limits: v2's and v1's files, the process's cgroup and those above it, the page cache
+// the kernel would drop left out.
+TEST(Memory, CgroupHeadroomIsTheLeastOverTheCgroupsAboveTheProcess) {
+    const fs::path root = fresh_dir("cgroups");
+    auto put = [&](const fs::path& file, const std::string& text) {
+        fs::create_directories((root / file).parent_path());
+        std::ofstream(root / file) << text;
+    };
+    EXPECT_EQ(cgroup_headroom(root.string(), "0::/\n"), -1);  // nothing mounted: no limit known
+    put("memory.max", "max\n");
+    put("memory.current", "123456\n");
+    EXPECT_EQ(cgroup_headroom(root.string(), "0::/\n"), -1);
+    // A batch job's limit on the job, its step's cgroup without one: the job's counts.
+    put("job/memory.max", "4000000000\n");
+    put("job/memory.current", "1000000000\n");
+    put("job/memory.stat", "anon 400000000\nfile 600000000\ninactive_file 500000000\n");
+    put("job/step/memory.max", "max\n");
+    put("job/step/memory.current", "900000000\n");
+    EXPECT_EQ(cgroup_headroom(root.string(), "0::/job/step\n"), 3500000000);
+    put("job/step/memory.max", "1500000000\n");  // a tighter step
+    EXPECT_EQ(cgroup_headroom(root.string(), "0::/job/step\n"), 600000000);
+    // cgroup v1: the memory controller's hierarchy, "no limit" written as a huge number.
+    put("memory/memory.limit_in_bytes", "9223372036854771712\n");
+    put("memory/memory.usage_in_bytes", "5000000000\n");
+    put("memory/a/memory.limit_in_bytes", "2000000000\n");
+    put("memory/a/memory.usage_in_bytes", "1500000000\n");
+    put("memory/a/memory.stat", "cache 0\ntotal_inactive_file 100000000\n");
+    EXPECT_EQ(cgroup_headroom(root.string(), "9:name=systemd:/\n4:memory:/a\n1:cpu:/\n0::/\n"), 600000000);
+    // Lines it does not know, and a cgroup whose files are not there: no limit from them.
+    EXPECT_EQ(cgroup_headroom(root.string(), "garbage\n4:memory:/not/mounted\n"), -1);
+    fs::remove_all(root);
 }
 
 }  // namespace

@@ -1,27 +1,116 @@
 #include "strata/core/memory.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "strata/core/error.hpp"
 
 namespace strata {
 namespace {
 
-// A number from a cgroup file, or none ("max", missing, unreadable).
-std::int64_t cgroup_value(const char* path) {
+namespace fs = std::filesystem;
+
+// A number of bytes from a cgroup file; none (-1) for "max", a missing or unreadable file, or v1's
+// "no limit" (the largest multiple of the page size below 2^63).
+std::int64_t cgroup_value(const fs::path& path) {
     std::ifstream f(path);
     std::int64_t v = -1;
-    if (!(f >> v)) return -1;
+    if (!(f >> v) || v >= (std::int64_t(1) << 62)) return -1;
     return v;
 }
 
+// A counter of a cgroup's memory.stat ("inactive_file 123"), or 0.
+std::int64_t cgroup_stat(const fs::path& path, const std::string& name) {
+    std::ifstream f(path);
+    for (std::string key; f >> key;) {
+        std::int64_t v = 0;
+        if (!(f >> v)) return 0;
+        if (key == name) return v;
+    }
+    return 0;
+}
+
+// A field of /proc/self/status in bytes (VmSize:, VmData:), or -1.
+std::int64_t status_bytes(const std::string& field) {
+    std::ifstream status("/proc/self/status");
+    for (std::string key; status >> key;) {
+        if (key == field) {
+            std::int64_t kib = -1;
+            return status >> kib ? kib * 1024 : -1;
+        }
+        status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    return -1;
+}
+
+// What the process's own limits leave it (ulimit -v: the address space; ulimit -d: the data
+// segment, which counts every private writable mapping since Linux 4.7), or -1 where none is set.
+std::int64_t rlimit_headroom() {
+    std::int64_t least = -1;
+    for (const auto& [resource, field] :
+         {std::pair{RLIMIT_AS, "VmSize:"}, std::pair{RLIMIT_DATA, "VmData:"}}) {
+        rlimit r{};
+        if (getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) continue;
+        const std::int64_t used = status_bytes(field);
+        if (used < 0) continue;
+        const std::int64_t left = std::max<std::int64_t>(0, std::int64_t(r.rlim_cur) - used);
+        least = least < 0 ? left : std::min(least, left);
+    }
+    return least;
+}
+
 }  // namespace
+
+std::int64_t cgroup_headroom(const std::string& root, const std::string& self_cgroup) {
+    std::int64_t least = -1;
+    // The process's cgroup and each above it up to the mount: a job's limit is often its parent's
+    // (a batch system's step inside its job). A level whose files cannot be read counts for nothing.
+    // The usage less the page cache the kernel would drop first (inactive files, as MemAvailable
+    // counts it): files a job wrote before must not refuse a run that fits.
+    auto walk = [&](const fs::path& mount, const std::string& path, const char* limit_file,
+                    const char* usage_file, const char* inactive) {
+        fs::path at = mount;
+        std::vector<fs::path> levels{at};
+        for (const fs::path& part : fs::path(path).relative_path()) levels.push_back(at /= part);
+        for (const fs::path& level : levels) {
+            const std::int64_t limit = cgroup_value(level / limit_file),
+                               usage = cgroup_value(level / usage_file);
+            if (limit < 0 || usage < 0) continue;
+            const std::int64_t used =
+                std::max<std::int64_t>(0, usage - cgroup_stat(level / "memory.stat", inactive));
+            const std::int64_t left = std::max<std::int64_t>(0, limit - used);
+            least = least < 0 ? left : std::min(least, left);
+        }
+    };
+    std::istringstream lines(self_cgroup);
+    for (std::string line; std::getline(lines, line);) {
+        // "ID:CONTROLLERS:PATH": v2's unified hierarchy is "0::PATH", v1's memory controller is a
+        // line whose controllers include "memory".
+        const std::size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+        if (b == std::string::npos) continue;
+        const std::string id = line.substr(0, a), controllers = line.substr(a + 1, b - a - 1),
+                          path = line.substr(b + 1);
+        if (id == "0" && controllers.empty()) {
+            walk(fs::path(root), path, "memory.max", "memory.current", "inactive_file");
+        } else {
+            std::istringstream names(controllers);
+            for (std::string n; std::getline(names, n, ',');)
+                if (n == "memory")
+                    walk(fs::path(root) / controllers, path, "memory.limit_in_bytes", "memory.usage_in_bytes",
+                         "total_inactive_file");
+        }
+    }
+    return least;
+}
 
 std::int64_t available_host_bytes() {
     std::int64_t available = -1;
@@ -36,24 +125,15 @@ std::int64_t available_host_bytes() {
         meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
     }
     if (available < 0) available = std::int64_t(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-    // cgroup v2 (v1's files differ; a v1-only host is checked against MemAvailable alone).
-    const std::int64_t limit = cgroup_value("/sys/fs/cgroup/memory.max"),
-                       used = cgroup_value("/sys/fs/cgroup/memory.current");
-    if (limit > 0 && used >= 0) available = std::min(available, std::max<std::int64_t>(0, limit - used));
+    std::ifstream self("/proc/self/cgroup");
+    std::ostringstream text;
+    text << self.rdbuf();
+    for (const std::int64_t cap : {cgroup_headroom("/sys/fs/cgroup", text.str()), rlimit_headroom()})
+        if (cap >= 0) available = std::min(available, cap);
     return available;
 }
 
-std::int64_t peak_resident_bytes() {
-    std::ifstream status("/proc/self/status");
-    for (std::string key; status >> key;) {
-        if (key == "VmHWM:") {
-            std::int64_t kib = -1;
-            return status >> kib ? kib * 1024 : -1;
-        }
-        status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-    }
-    return -1;
-}
+std::int64_t peak_resident_bytes() { return status_bytes("VmHWM:"); }
 
 std::string format_bytes(double bytes) {
     static const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};

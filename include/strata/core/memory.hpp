@@ -8,8 +8,15 @@
 namespace strata {
 
 // Bytes this process can still allocate without swapping: the kernel's MemAvailable, or less
-// where a cgroup caps the process (a batch job's allocation, a container's limit).
+// where a cgroup caps the process (a batch job's allocation, a container's limit; cgroup v2 or
+// v1's memory controller, the process's own cgroup and those above it) or its own limits do
+// (ulimit -v, ulimit -d).
 std::int64_t available_host_bytes();
+
+// What the cgroups of a process leave it, the least over each cgroup above it of its limit less its
+// usage, or -1 where none sets a limit: `root` is where the hierarchies are mounted
+// (/sys/fs/cgroup), `self_cgroup` the text of /proc/self/cgroup.
+std::int64_t cgroup_headroom(const std::string& root, const std::string& self_cgroup);
 
 // Throws UsageError "WHAT: 432 GB of host memory needed, 21.7 GB available (try ...)" when
 // `bytes` exceed what is available.
