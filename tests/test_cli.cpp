@@ -123,6 +123,8 @@ TEST(Cli, InfoDescribesTheBuild) {
     const CliResult r = cli({"info"});
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("CUDA"), std::string::npos);
+    EXPECT_NE(r.out.find("host memory   : "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" available to this process"), std::string::npos) << r.out;
 }
 
 TEST(Cli, RejectsSmallMeshes) { expect_clear_error({"run", "apf", "-n", "25"}, "-n must be greater than 25"); }

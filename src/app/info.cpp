@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "strata/core/error.hpp"
+#include "strata/core/memory.hpp"
 #include "strata/io/h5.hpp"
 #ifdef _OPENMP
 #include <omp.h>
@@ -21,6 +22,15 @@ void print_info(std::ostream& out) {
 #else
     out << "  OpenMP        : no (the omp backend runs on one thread)\n";
 #endif
+    const HostMemory m = host_memory();
+    out << "  host memory   : " << format_bytes(double(m.available())) << " available to this process";
+    if (m.cgroup >= 0 || m.limits >= 0) {
+        out << " (free " << format_bytes(double(m.free));
+        if (m.cgroup >= 0) out << ", its cgroup's limit leaves " << format_bytes(double(m.cgroup));
+        if (m.limits >= 0) out << ", its ulimit -v / -d leave " << format_bytes(double(m.limits));
+        out << ")";
+    }
+    out << "\n";
     out << "  HDF5          : "
         << (io::hdf5_parallel() ? "yes, parallel (checkpoints named *.h5: every rank writes its part at once)"
             : io::hdf5_available() ? "yes, serial (checkpoints named *.h5, from one process)"

@@ -112,26 +112,35 @@ std::int64_t cgroup_headroom(const std::string& root, const std::string& self_cg
     return least;
 }
 
-std::int64_t available_host_bytes() {
-    std::int64_t available = -1;
+HostMemory host_memory() {
+    HostMemory m;
     std::ifstream meminfo("/proc/meminfo");
     for (std::string key; meminfo >> key;) {
         std::int64_t kib = 0;
         meminfo >> kib;
         if (key == "MemAvailable:") {
-            available = kib * 1024;
+            m.free = kib * 1024;
             break;
         }
         meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
     }
-    if (available < 0) available = std::int64_t(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+    if (m.free < 0) m.free = std::int64_t(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGESIZE);
     std::ifstream self("/proc/self/cgroup");
     std::ostringstream text;
     text << self.rdbuf();
-    for (const std::int64_t cap : {cgroup_headroom("/sys/fs/cgroup", text.str()), rlimit_headroom()})
-        if (cap >= 0) available = std::min(available, cap);
-    return available;
+    m.cgroup = cgroup_headroom("/sys/fs/cgroup", text.str());
+    m.limits = rlimit_headroom();
+    return m;
 }
+
+std::int64_t HostMemory::available() const {
+    std::int64_t a = free;
+    for (const std::int64_t cap : {cgroup, limits})
+        if (cap >= 0) a = std::min(a, cap);
+    return a;
+}
+
+std::int64_t available_host_bytes() { return host_memory().available(); }
 
 std::int64_t peak_resident_bytes() { return status_bytes("VmHWM:"); }
 

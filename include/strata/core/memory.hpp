@@ -13,6 +13,14 @@ namespace strata {
 // (ulimit -v, ulimit -d).
 std::int64_t available_host_bytes();
 
+// The host memory this process may take, and who says so: the kernel's MemAvailable (`free`), its
+// cgroups (`cgroup`) and its own limits (`limits`: ulimit -v and -d); -1 where one sets no limit.
+struct HostMemory {
+    std::int64_t free = -1, cgroup = -1, limits = -1;
+    std::int64_t available() const;  // the least of them
+};
+HostMemory host_memory();
+
 // What the cgroups of a process leave it, the least over each cgroup above it of its limit less its
 // usage, or -1 where none sets a limit: `root` is where the hierarchies are mounted
 // (/sys/fs/cgroup), `self_cgroup` the text of /proc/self/cgroup.
