@@ -594,6 +594,9 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     } catch (const Interrupted& e) {  // every rank stops at the same step (app::drive): rank 0 says so
         if (dist::size_or_one() <= 1 || dist::rank() == 0) err << "strata: " << e.what() << '\n';
         return e.exit_code();
+    } catch (const SharedError& e) {  // every rank met it together: rank 0 says why, none ends the others
+        if (dist::size_or_one() <= 1 || dist::rank() == 0) err << "strata: error: " << e.what() << '\n';
+        return 1;
     } catch (const UsageError& e) {
         return fail(err, e.what(), 2);
     } catch (const std::bad_alloc&) {  // the checks before allocating (memory.hpp) missed something

@@ -309,8 +309,12 @@ void write_h5(const std::string& path, bool collective, bool durable, const F& f
         const int worst = worst_errno(error, collective, tmp);
         if (worst != 0) {
             if (rank == 0) std::remove(tmp.c_str());
-            throw Error("cannot sync '" + tmp + "' to the disk: " + std::strerror(worst) +
-                        (error == 0 ? " (on another rank)" : "") + "; '" + path + "' is left as it was");
+            const std::string why = "cannot sync '" + tmp + "' to the disk: " + std::strerror(worst) +
+                                    (error == 0 ? " (on another rank)" : "") + "; '" + path +
+                                    "' is left as it was";
+            // (every rank learnt it together only when the write was collective)
+            if (collective) throw SharedError(why);
+            throw Error(why);
         }
     }
     // Rank 0 renames, over a regular file or nothing (a device or a pipe of that name would be
@@ -328,12 +332,13 @@ void write_h5(const std::string& path, bool collective, bool durable, const F& f
     const int renamed = worst_errno(mine, collective, tmp);
     if (renamed != 0) {
         if (rank == 0) std::remove(tmp.c_str());
-        throw Error("cannot rename '" + tmp + "' to '" + path + "': " +
-                    (renamed == EEXIST
-                         ? "it is not a regular file (a device, a pipe or a socket), which the rename "
-                           "would replace"
-                         : std::strerror(renamed)) +
-                    (rank == 0 ? "" : " (on rank 0)"));
+        const std::string why =
+            "cannot rename '" + tmp + "' to '" + path + "': " +
+            (renamed == EEXIST ? "it is not a regular file (a device, a pipe or a socket), which the rename "
+                                 "would replace"
+                               : std::strerror(renamed));
+        if (collective) throw SharedError(why);
+        throw Error(why);
     }
 }
 
