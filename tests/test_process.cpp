@@ -42,7 +42,16 @@ public:
     Process(const fs::path& dir, std::vector<std::string> args, rlim_t max_file_bytes = RLIM_INFINITY,
             rlim_t max_address_bytes = RLIM_INFINITY)
         : dir_(dir) {
+        // An address-space limit is set in the child by the shell (this process's own would count
+        // everything it has mapped, and posix_spawn maps a stack here).
+        const char* program = STRATA_CLI;
         args.insert(args.begin(), STRATA_CLI);
+        if (max_address_bytes != RLIM_INFINITY) {
+            args.insert(args.begin(),
+                        {"/bin/sh", "-c",
+                         "ulimit -v " + std::to_string(max_address_bytes / 1024) + " && exec \"$0\" \"$@\""});
+            program = "/bin/sh";
+        }
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
@@ -50,18 +59,13 @@ public:
         posix_spawn_file_actions_init(&io);
         posix_spawn_file_actions_addopen(&io, 1, (dir / "out.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         posix_spawn_file_actions_addopen(&io, 2, (dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        rlimit file{}, address{};
-        getrlimit(RLIMIT_FSIZE, &file);
-        getrlimit(RLIMIT_AS, &address);
-        rlimit limited = file;
-        limited.rlim_cur = std::min(max_file_bytes, file.rlim_max);
+        rlimit before{};
+        getrlimit(RLIMIT_FSIZE, &before);
+        rlimit limited = before;
+        limited.rlim_cur = std::min(max_file_bytes, before.rlim_max);
         setrlimit(RLIMIT_FSIZE, &limited);  // inherited by the child, restored here at once
-        limited = address;
-        limited.rlim_cur = std::min(max_address_bytes, address.rlim_max);
-        setrlimit(RLIMIT_AS, &limited);
-        const int rc = posix_spawn(&pid_, STRATA_CLI, &io, nullptr, argv.data(), environ);
-        setrlimit(RLIMIT_FSIZE, &file);
-        setrlimit(RLIMIT_AS, &address);
+        const int rc = posix_spawn(&pid_, program, &io, nullptr, argv.data(), environ);
+        setrlimit(RLIMIT_FSIZE, &before);
         posix_spawn_file_actions_destroy(&io);
         if (rc != 0) pid_ = -1;
     }
@@ -281,7 +285,7 @@ TEST(Memory, GridsPastTheProcessLimitAreRefusedWithWhatItLeaves) {
 }
 
 // The cgroups' limits: v2's and v1's files, the process's cgroup and those above it, the page cache
-// the kernel would drop left out.
+// the kernel can drop (the files' pages but shared memory's) left out.
 TEST(Memory, CgroupHeadroomIsTheLeastOverTheCgroupsAboveTheProcess) {
     const fs::path root = fresh_dir("cgroups");
     auto put = [&](const fs::path& file, const std::string& text) {
@@ -295,7 +299,7 @@ TEST(Memory, CgroupHeadroomIsTheLeastOverTheCgroupsAboveTheProcess) {
     // A batch job's limit on the job, its step's cgroup without one: the job's counts.
     put("job/memory.max", "4000000000\n");
     put("job/memory.current", "1000000000\n");
-    put("job/memory.stat", "anon 400000000\nfile 600000000\ninactive_file 500000000\n");
+    put("job/memory.stat", "anon 400000000\nfile 600000000\nshmem 100000000\ninactive_file 200000000\n");
     put("job/step/memory.max", "max\n");
     put("job/step/memory.current", "900000000\n");
     EXPECT_EQ(cgroup_headroom(root.string(), "0::/job/step\n"), 3500000000);
@@ -306,10 +310,14 @@ TEST(Memory, CgroupHeadroomIsTheLeastOverTheCgroupsAboveTheProcess) {
     put("memory/memory.usage_in_bytes", "5000000000\n");
     put("memory/a/memory.limit_in_bytes", "2000000000\n");
     put("memory/a/memory.usage_in_bytes", "1500000000\n");
-    put("memory/a/memory.stat", "cache 0\ntotal_inactive_file 100000000\n");
+    put("memory/a/memory.stat", "cache 0\ntotal_cache 150000000\ntotal_shmem 50000000\n");
     EXPECT_EQ(cgroup_headroom(root.string(), "9:name=systemd:/\n4:memory:/a\n1:cpu:/\n0::/\n"), 600000000);
     // Lines it does not know, and a cgroup whose files are not there: no limit from them.
     EXPECT_EQ(cgroup_headroom(root.string(), "garbage\n4:memory:/not/mounted\n"), -1);
+    // Outside the cgroup namespace's root: the mount's own limit is not the process's.
+    put("memory.max", "200000\n");
+    EXPECT_EQ(cgroup_headroom(root.string(), "0::/\n"), 200000 - 123456);
+    EXPECT_EQ(cgroup_headroom(root.string(), "0::/../../x\n"), -1);
     fs::remove_all(root);
 }
 

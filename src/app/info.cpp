@@ -27,7 +27,7 @@ void print_info(std::ostream& out) {
     if (m.cgroup >= 0 || m.limits >= 0) {
         out << " (free " << format_bytes(double(m.free));
         if (m.cgroup >= 0) out << ", its cgroup's limit leaves " << format_bytes(double(m.cgroup));
-        if (m.limits >= 0) out << ", its ulimit -v / -d leave " << format_bytes(double(m.limits));
+        if (m.limits >= 0) out << ", its ulimit -v leaves " << format_bytes(double(m.limits));
         out << ")";
     }
     out << "\n";

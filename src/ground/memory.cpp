@@ -28,7 +28,7 @@ std::int64_t cgroup_value(const fs::path& path) {
     return v;
 }
 
-// A counter of a cgroup's memory.stat ("inactive_file 123"), or 0.
+// A counter of a cgroup's memory.stat ("file 123"), or 0.
 std::int64_t cgroup_stat(const fs::path& path, const std::string& name) {
     std::ifstream f(path);
     for (std::string key; f >> key;) {
@@ -52,20 +52,16 @@ std::int64_t status_bytes(const std::string& field) {
     return -1;
 }
 
-// What the process's own limits leave it (ulimit -v: the address space; ulimit -d: the data
-// segment, which counts every private writable mapping since Linux 4.7), or -1 where none is set.
+// What the process's own address-space limit leaves it (ulimit -v: the kernel checks it against
+// VmSize), or -1 where none is set. (Not ulimit -d: before Linux 4.7 it bounds brk alone, and
+// VmData counts reservations that take no memory, a CUDA driver's among them.)
 std::int64_t rlimit_headroom() {
-    std::int64_t least = -1;
-    for (const auto& [resource, field] :
-         {std::pair{RLIMIT_AS, "VmSize:"}, std::pair{RLIMIT_DATA, "VmData:"}}) {
-        rlimit r{};
-        if (getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) continue;
-        const std::int64_t used = status_bytes(field);
-        if (used < 0) continue;
-        const std::int64_t left = std::max<std::int64_t>(0, std::int64_t(r.rlim_cur) - used);
-        least = least < 0 ? left : std::min(least, left);
-    }
-    return least;
+    rlimit r{};
+    if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+        r.rlim_cur >= rlim_t(std::numeric_limits<std::int64_t>::max()))
+        return -1;
+    const std::int64_t used = status_bytes("VmSize:");
+    return used < 0 ? -1 : std::max<std::int64_t>(0, std::int64_t(r.rlim_cur) - used);
 }
 
 }  // namespace
@@ -74,20 +70,26 @@ std::int64_t cgroup_headroom(const std::string& root, const std::string& self_cg
     std::int64_t least = -1;
     // The process's cgroup and each above it up to the mount: a job's limit is often its parent's
     // (a batch system's step inside its job). A level whose files cannot be read counts for nothing.
-    // The usage less the page cache the kernel would drop first (inactive files, as MemAvailable
-    // counts it): files a job wrote before must not refuse a run that fits.
+    // The usage less the page cache the kernel can drop (the files' pages but shared memory's, as
+    // MemAvailable counts them): files a job wrote or read before must not refuse a run that fits.
+    // A path outside the cgroup namespace's root ("/../x") names no cgroup seen here: none counts.
     auto walk = [&](const fs::path& mount, const std::string& path, const char* limit_file,
-                    const char* usage_file, const char* inactive) {
+                    const char* usage_file, const char* file_pages, const char* shmem_pages) {
         fs::path at = mount;
         std::vector<fs::path> levels{at};
-        for (const fs::path& part : fs::path(path).relative_path()) levels.push_back(at /= part);
+        for (const fs::path& part : fs::path(path).relative_path()) {
+            if (part == "..") return;
+            levels.push_back(at /= part);
+        }
         for (const fs::path& level : levels) {
             const std::int64_t limit = cgroup_value(level / limit_file),
                                usage = cgroup_value(level / usage_file);
             if (limit < 0 || usage < 0) continue;
-            const std::int64_t used =
-                std::max<std::int64_t>(0, usage - cgroup_stat(level / "memory.stat", inactive));
-            const std::int64_t left = std::max<std::int64_t>(0, limit - used);
+            const fs::path stat = level / "memory.stat";
+            const std::int64_t cache =
+                std::max<std::int64_t>(0, cgroup_stat(stat, file_pages) - cgroup_stat(stat, shmem_pages));
+            const std::int64_t left =
+                std::max<std::int64_t>(0, limit - std::max<std::int64_t>(0, usage - cache));
             least = least < 0 ? left : std::min(least, left);
         }
     };
@@ -100,13 +102,13 @@ std::int64_t cgroup_headroom(const std::string& root, const std::string& self_cg
         const std::string id = line.substr(0, a), controllers = line.substr(a + 1, b - a - 1),
                           path = line.substr(b + 1);
         if (id == "0" && controllers.empty()) {
-            walk(fs::path(root), path, "memory.max", "memory.current", "inactive_file");
+            walk(fs::path(root), path, "memory.max", "memory.current", "file", "shmem");
         } else {
             std::istringstream names(controllers);
             for (std::string n; std::getline(names, n, ',');)
                 if (n == "memory")
                     walk(fs::path(root) / controllers, path, "memory.limit_in_bytes", "memory.usage_in_bytes",
-                         "total_inactive_file");
+                         "total_cache", "total_shmem");
         }
     }
     return least;

@@ -9,12 +9,12 @@ namespace strata {
 
 // Bytes this process can still allocate without swapping: the kernel's MemAvailable, or less
 // where a cgroup caps the process (a batch job's allocation, a container's limit; cgroup v2 or
-// v1's memory controller, the process's own cgroup and those above it) or its own limits do
-// (ulimit -v, ulimit -d).
+// v1's memory controller, the process's own cgroup and those above it) or its address-space
+// limit does (ulimit -v).
 std::int64_t available_host_bytes();
 
 // The host memory this process may take, and who says so: the kernel's MemAvailable (`free`), its
-// cgroups (`cgroup`) and its own limits (`limits`: ulimit -v and -d); -1 where one sets no limit.
+// cgroups (`cgroup`) and its address-space limit (`limits`: ulimit -v); -1 where one sets none.
 struct HostMemory {
     std::int64_t free = -1, cgroup = -1, limits = -1;
     std::int64_t available() const;  // the least of them
