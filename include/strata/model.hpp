@@ -144,7 +144,7 @@ constexpr bool stream_fits() {
 
 // The cached strategy's window for a cells-only model (strategies3d.cuh, cells_cached): per
 // neighbourhood field, the cells x-R .. x+R of the thread's row in each of its ZC planes (rows),
-// and for the R planes (rows) beyond them on either side the same, or for a star their centre
+// and for the R planes (rows) beyond them on either side the same, or for a 3D star their centre
 // alone; in registers, with its cells' pointwise values. It is offered where one plane's window,
 // counted as a box's, takes at most kCachedWindowWords 4-byte registers in fp64, so that a model's
 // strategies are the same in both precisions. ZC, the planes (rows) per thread, is the most of 8,
@@ -160,7 +160,8 @@ constexpr bool stream_fits() {
 inline constexpr int kCachedWindowWords = 128;
 template <class Model>
 constexpr long cached_hood_words(int planes, long value_bytes) {  // the neighbourhood values alone
-    constexpr long R = Model::radius, beyond = Model::star ? 1 : 2 * R + 1;
+    // (2D counts a box's: its budget of 64 was measured so, and a star's rows there are not yet.)
+    constexpr long R = Model::radius, beyond = Model::star && Model::dims == 3 ? 1 : 2 * R + 1;
     return hoods<Model>() * (planes * (2 * R + 1) + 2 * R * beyond) * value_bytes / 4;
 }
 template <class Model>
