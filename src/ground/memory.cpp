@@ -39,15 +39,15 @@ std::int64_t cgroup_stat(const fs::path& path, const std::string& name) {
     return 0;
 }
 
-// A field of /proc/self/status in bytes (VmSize:, VmData:), or -1.
-std::int64_t status_bytes(const std::string& field) {
-    std::ifstream status("/proc/self/status");
-    for (std::string key; status >> key;) {
+// A field of /proc/self/status or /proc/meminfo ("VmSize:   123 kB") in bytes, or -1.
+std::int64_t kib_field(const char* path, const std::string& field) {
+    std::ifstream f(path);
+    for (std::string key; f >> key;) {
         if (key == field) {
             std::int64_t kib = -1;
-            return status >> kib ? kib * 1024 : -1;
+            return f >> kib ? kib * 1024 : -1;
         }
-        status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+        f.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
     }
     return -1;
 }
@@ -60,7 +60,7 @@ std::int64_t rlimit_headroom() {
     if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
         r.rlim_cur >= rlim_t(std::numeric_limits<std::int64_t>::max()))
         return -1;
-    const std::int64_t used = status_bytes("VmSize:");
+    const std::int64_t used = kib_field("/proc/self/status", "VmSize:");
     return used < 0 ? -1 : std::max<std::int64_t>(0, std::int64_t(r.rlim_cur) - used);
 }
 
@@ -116,16 +116,7 @@ std::int64_t cgroup_headroom(const std::string& root, const std::string& self_cg
 
 HostMemory host_memory() {
     HostMemory m;
-    std::ifstream meminfo("/proc/meminfo");
-    for (std::string key; meminfo >> key;) {
-        std::int64_t kib = 0;
-        meminfo >> kib;
-        if (key == "MemAvailable:") {
-            m.free = kib * 1024;
-            break;
-        }
-        meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-    }
+    m.free = kib_field("/proc/meminfo", "MemAvailable:");
     if (m.free < 0) m.free = std::int64_t(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGESIZE);
     std::ifstream self("/proc/self/cgroup");
     std::ostringstream text;
@@ -144,7 +135,7 @@ std::int64_t HostMemory::available() const {
 
 std::int64_t available_host_bytes() { return host_memory().available(); }
 
-std::int64_t peak_resident_bytes() { return status_bytes("VmHWM:"); }
+std::int64_t peak_resident_bytes() { return kib_field("/proc/self/status", "VmHWM:"); }
 
 std::string format_bytes(double bytes) {
     static const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};

@@ -262,6 +262,13 @@ int worst_errno(int error, bool collective, const std::string& tmp) {
     return worst;
 }
 
+// A write's failure that every rank learnt at once (worst_errno) when `collective`: SharedError,
+// which rank 0 alone reports; one process's own otherwise.
+[[noreturn]] void fail_together(const std::string& why, bool collective) {
+    if (collective) throw SharedError(why);
+    throw Error(why);
+}
+
 // Creates PATH.tmp (every process of the run at once when `collective`), lets `fill(writer, dxpl,
 // rank)` write into it, flushes and closes it, and renames it to PATH (rank 0). `durable` (a
 // checkpoint, as AtomicFile's): every process fsyncs the file before the rename, so that the new
@@ -312,9 +319,7 @@ void write_h5(const std::string& path, bool collective, bool durable, const F& f
             const std::string why = "cannot sync '" + tmp + "' to the disk: " + std::strerror(worst) +
                                     (error == 0 ? " (on another rank)" : "") + "; '" + path +
                                     "' is left as it was";
-            // (every rank learnt it together only when the write was collective)
-            if (collective) throw SharedError(why);
-            throw Error(why);
+            fail_together(why, collective);
         }
     }
     // Rank 0 renames, over a regular file or nothing (a device or a pipe of that name would be
@@ -337,8 +342,7 @@ void write_h5(const std::string& path, bool collective, bool durable, const F& f
             (renamed == EEXIST ? "it is not a regular file (a device, a pipe or a socket), which the rename "
                                  "would replace"
                                : std::strerror(renamed));
-        if (collective) throw SharedError(why);
-        throw Error(why);
+        fail_together(why, collective);
     }
 }
 
