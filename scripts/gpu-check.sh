@@ -339,26 +339,35 @@ if want scaling4; then  # #24 on nvidia-h200-x4 / -x8 (or h100): 1, 2, 4 and, on
   echo "\$ strata-peer" | tee -a "$out/bench.txt"
   $build/strata-peer | tee -a "$out/bench.txt" || true
   # Runs of 1-2 s each (the 2-GPU mode's steps), so that what a run pays once weighs little.
-  # SKIP_TWO=1: the rows of 1 and 4 GPUs alone.
+  # SKIP_TWO=1: the rows of 1 and 4 GPUs alone. ROWS=heat,wave,strong,apf: those groups alone.
+  rows() { [ -z "${ROWS:-}" ] || [[ ",$ROWS," == *",$1,"* ]]; }
   h="weak heat3d 7pt fp32 (512^3 per GPU)"
-  on 1 "$h" heat3d -n 512 --steps 8000 --precision fp32
-  [ -n "${SKIP_TWO:-}" ] || on 2 "$h" heat3d -n 512 --nz 1024 --steps 8000 --precision fp32 --decomp 1x1x2
-  on 4 "$h" heat3d -n 512 --nz 2048 --steps 8000 --precision fp32 --decomp 1x1x4
-  on 4 "$h" heat3d -n 1024 --nz 512 --steps 8000 --precision fp32 --decomp 2x2x1
+  if rows heat; then
+    on 1 "$h" heat3d -n 512 --steps 8000 --precision fp32
+    [ -n "${SKIP_TWO:-}" ] || on 2 "$h" heat3d -n 512 --nz 1024 --steps 8000 --precision fp32 --decomp 1x1x2
+    on 4 "$h" heat3d -n 512 --nz 2048 --steps 8000 --precision fp32 --decomp 1x1x4
+    on 4 "$h" heat3d -n 1024 --nz 512 --steps 8000 --precision fp32 --decomp 2x2x1
+  fi
   w="weak wave3d fp32 (512^3 per GPU)"
-  on 1 "$w" wave3d -n 512 --steps 1500 --precision fp32
-  [ -n "${SKIP_TWO:-}" ] || on 2 "$w" wave3d --nx 512 --ny 512 --nz 1024 --steps 1500 --precision fp32 --decomp 1x1x2
-  on 4 "$w" wave3d --nx 512 --ny 512 --nz 2048 --steps 1500 --precision fp32 --decomp 1x1x4
-  on 4 "$w" wave3d --nx 1024 --ny 1024 --nz 512 --steps 1500 --precision fp32 --decomp 2x2x1
+  if rows wave; then
+    on 1 "$w" wave3d -n 512 --steps 1500 --precision fp32
+    [ -n "${SKIP_TWO:-}" ] || on 2 "$w" wave3d --nx 512 --ny 512 --nz 1024 --steps 1500 --precision fp32 --decomp 1x1x2
+    on 4 "$w" wave3d --nx 512 --ny 512 --nz 2048 --steps 1500 --precision fp32 --decomp 1x1x4
+    on 4 "$w" wave3d --nx 1024 --ny 1024 --nz 512 --steps 1500 --precision fp32 --decomp 2x2x1
+  fi
   s="strong wave3d fp32 (1024^3)"
-  on 1 "$s" wave3d -n 1024 --steps 200 --precision fp32
-  [ -n "${SKIP_TWO:-}" ] || on 2 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x2
-  on 4 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x4
-  on 4 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 2x2x1
+  if rows strong; then
+    on 1 "$s" wave3d -n 1024 --steps 200 --precision fp32
+    [ -n "${SKIP_TWO:-}" ] || on 2 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x2
+    on 4 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 1x1x4
+    on 4 "$s" wave3d -n 1024 --steps 200 --precision fp32 --decomp 2x2x1
+  fi
   a="weak apf fp32 temporal (16384^2 per GPU)"
-  on 1 "$a" apf -n 16383 -i 3000 --precision fp32 --kernel temporal
-  on 4 "$a" apf -n 32767 -i 3000 --precision fp32 --kernel temporal -x 1 -y 4
-  on 4 "$a" apf -n 32767 -i 3000 --precision fp32 --kernel temporal -x 2 -y 2
+  if rows apf; then
+    on 1 "$a" apf -n 16383 -i 3000 --precision fp32 --kernel temporal
+    on 4 "$a" apf -n 32767 -i 3000 --precision fp32 --kernel temporal -x 1 -y 4
+    on 4 "$a" apf -n 32767 -i 3000 --precision fp32 --kernel temporal -x 2 -y 2
+  fi
   if [ "$(nvidia-smi -L | wc -l)" -ge 8 ]; then  # the 8 GPUs, where a machine of 8 is lent
     on 8 "$h" heat3d -n 512 --nz 4096 --steps 8000 --precision fp32 --decomp 1x1x8
     on 8 "$h" heat3d -n 1024 --steps 8000 --precision fp32 --decomp 2x2x2

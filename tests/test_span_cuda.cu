@@ -26,24 +26,33 @@ bool same_bits(const HostField<T>& a, const HostField<T>& b) {
     return a.data.size() == b.data.size() && std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(T)) == 0;
 }
 
-// Where a launch's span along an axis of n cells is cut into three: its first tile of t cells, the
+// Where a launch's span [o, n) along an axis is cut into three: its first tile of t cells, the
 // tiles up to its last, and that one (the faces and interior of a rank cut on both sides).
-std::vector<int> tile_cuts(int n, int t) {
-    std::vector<int> c{0};
-    if (t < n) c.push_back(t);
-    const int last = (n - 1) / t * t;
+std::vector<int> tile_cuts(int n, int t, int o = 0) {
+    std::vector<int> c{o};
+    if (o + t < n) c.push_back(o + t);
+    const int last = o + (n - 1 - o) / t * t;
     if (last > c.back()) c.push_back(last);
     c.push_back(n);
     return c;
 }
 
+// Where the spans of a kernel with tiles begin (DevGrid x0, y0, and lo along the slowest axis): a
+// rank's own cells, past its halo (engine.cuh: own_cells). The cells before them stay as they were.
+struct Origin {
+    int x = 0, y = 0, slow = 0;
+    bool any() const { return x || y || slow; }
+};
+
 // The problem's fields from random values (each in its declared range, ghosts zero), one step
 // (a pass of the strategy's default depth for a temporal one) of every strategy, over the whole
 // grid and then in the spans between `cuts` of the slowest axis (its last cut its length). With
 // `xy`, each of those is cut along x and (3D) y too, at the strategy's tiles (tile_cuts): every
-// box a launch of its own.
+// box a launch of its own. With an `origin`, a kernel with tiles updates the cells from there
+// alone, in tiles laid from it: those have the whole launch's bits, the others the bits they had.
 template <class T, class P>
-void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts, bool xy = false) {
+void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts, bool xy = false,
+                            Origin origin = {}) {
     problem.template with_kernel<T>([&](const auto& m) {
         using Model = std::decay_t<decltype(m)>;
         constexpr int N = int(std::size(P::fields));
@@ -59,8 +68,12 @@ void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts, bool
         const cudaStream_t s = stream.get();
         for (const Strategy<Model>& st : strategies<Model>()) {
             const bool fused = st.fused != nullptr;
-            // Every buffer after the update, in the order FieldBuffers holds them.
-            auto run = [&](bool in_spans) {
+            // (A kernel without Strategy::tile takes no span of x or y: the slowest axis's alone.)
+            const bool boxes = xy && st.tile;
+            const Origin o = st.tile ? origin : Origin{};
+            // Every buffer after the update (none launched: `launched` false), in the order
+            // FieldBuffers holds them.
+            auto run = [&](bool in_spans, bool launched = true) {
                 FieldBuffers<DeviceField<T>, N> b(P::fields);
                 for (int f = 0; f < N; ++f) {
                     if (b.has_current(f)) b.cur[f] = DeviceField<T>(e, s);
@@ -80,19 +93,23 @@ void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts, bool
                         st.launch(m, Model::bind(b.template step<T>(origin)), g, LaunchKnobs{}, s);
                     }
                 };
-                // (A kernel without Strategy::tile takes no span of x or y: the slowest axis's alone.)
-                const bool boxes = xy && st.tile;
                 const TileCells tile = boxes ? st.tile(fused ? st.default_depth : 1) : TileCells{};
-                const std::vector<int> xs = boxes ? tile_cuts(e.nx, tile.x) : std::vector<int>{0, 1 << 30};
+                const std::vector<int> xs =
+                    boxes ? tile_cuts(e.nx, tile.x, o.x) : std::vector<int>{o.x, 1 << 30};
                 const std::vector<int> ys =
-                    boxes && e.dims == 3 ? tile_cuts(e.ny, tile.y) : std::vector<int>{0, 1 << 30};
-                if (!in_spans) {
+                    boxes && e.dims == 3 ? tile_cuts(e.ny, tile.y, o.y) : std::vector<int>{o.y, 1 << 30};
+                std::vector<int> slabs = cuts;
+                slabs.front() = o.slow;
+                g.x0 = o.x, g.y0 = e.dims == 3 ? o.y : 0;
+                if (!launched) {
+                } else if (!in_spans) {
+                    g.x0 = g.y0 = 0;
                     launch();
                 } else {
-                    for (std::size_t c = 0; c + 1 < cuts.size(); ++c)
+                    for (std::size_t c = 0; c + 1 < slabs.size(); ++c)
                         for (std::size_t b = 0; b + 1 < ys.size(); ++b)
                             for (std::size_t a = 0; a + 1 < xs.size(); ++a) {
-                                g.lo = cuts[c], g.hi = cuts[c + 1], g.ylo = ys[b], g.yhi = ys[b + 1];
+                                g.lo = slabs[c], g.hi = slabs[c + 1], g.ylo = ys[b], g.yhi = ys[b + 1];
                                 g.xlo = xs[a], g.xhi = xs[a + 1];
                                 launch();
                             }
@@ -104,12 +121,22 @@ void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts, bool
                 }
                 return out;
             };
-            const auto whole = run(false), spans = run(true);
+            auto whole = run(false);
+            const auto spans = run(true);
+            if (o.any()) {  // the cells before the origin as they were before the launch
+                const auto before = run(false, false);
+                for (std::size_t i = 0; i < whole.size(); ++i)
+                    for (int k = 0; k < e.nz; ++k)
+                        for (int j = 0; j < e.ny; ++j)
+                            for (int x = 0; x < e.nx; ++x)
+                                if (x < o.x || (e.dims == 3 ? j < o.y || k < o.slow : j < o.slow))
+                                    whole[i].at(x, j, k) = before[i].at(x, j, k);
+            }
             for (std::size_t i = 0; i < whole.size(); ++i)
                 EXPECT_TRUE(same_bits(spans[i], whole[i]))
                     << st.name << (fused ? " depth " + std::to_string(st.default_depth) : std::string())
-                    << (xy && st.tile ? " in boxes" : "") << ", " << (sizeof(T) == 4 ? "fp32" : "fp64")
-                    << ": buffer " << i << " differs";
+                    << (xy && st.tile ? " in boxes" : "") << (o.any() ? " from an origin" : "") << ", "
+                    << (sizeof(T) == 4 ? "fp32" : "fp64") << ": buffer " << i << " differs";
         }
         return 0;
     });
@@ -174,6 +201,36 @@ TEST(Spans, TwoDimensionalModelsInBoxesEqualOneLaunch) {
     const ApfProblem apf(ApfParams::for_mesh(300, 60));  // the mirror boundary
     spans_equal_one_launch<float>(apf, {0, 9, 61}, true);
     spans_equal_one_launch<double>(apf, {0, 9, 61}, true);
+}
+
+// A rank whose kernel has tiles updates its own cells alone, in tiles laid from the first (on 16
+// bytes along x): whole, and in boxes from there as an overlapped rank's faces and interior.
+template <class T, class P>
+void own_cells_equal_one_launch(const P& problem, const std::vector<int>& cuts, int y, int slow) {
+    const Origin o{int(16 / sizeof(T)), y, slow};
+    spans_equal_one_launch<T>(problem, cuts, false, o);
+    spans_equal_one_launch<T>(problem, cuts, true, o);
+}
+
+TEST(Spans, KernelsWithTilesFromARanksOwnCellsEqualOneLaunch) {
+    REQUIRE_GPU();
+    for (HeatStencil st : {HeatStencil::p7, HeatStencil::p27}) {
+        SCOPED_TRACE(to_string(st));
+        const Heat3dProblem p(HeatParams::make_box(300, 75, 21, st));
+        own_cells_equal_one_launch<float>(p, {0, 3, 21}, 1, 1);
+        own_cells_equal_one_launch<double>(p, {0, 5, 21}, 4, 2);
+    }
+    std::vector<float> v = wave_velocity("layered:1500,2500@0.5", "", 150, 40, 20);
+    const WaveParams params = wave_params(150, 40, 20, 1.0, v, 0.5, 0, 3);
+    const Wave3dProblem wave(params, std::move(v));
+    own_cells_equal_one_launch<float>(wave, {0, 8, 20}, 4, 4);
+    own_cells_equal_one_launch<double>(wave, {0, 8, 20}, 4, 4);
+    const Heat2dProblem heat(Heat2dParams::make(301, 70));
+    own_cells_equal_one_launch<float>(heat, {0, 4, 70}, 0, 1);
+    own_cells_equal_one_launch<double>(heat, {0, 4, 70}, 0, 1);
+    const ApfProblem apf(ApfParams::for_mesh(300, 60));  // the mirror boundary
+    own_cells_equal_one_launch<float>(apf, {0, 9, 61}, 0, 2);
+    own_cells_equal_one_launch<double>(apf, {0, 9, 61}, 0, 2);
 }
 
 }  // namespace

@@ -356,6 +356,9 @@ public:
         }
         sync();
         graph_.reset();  // captured with the old kernel
+        // A single sweep left the pointwise state's halo as it was (own_cells); the passes of
+        // several steps that follow read it, so the next run of steps fetches it first.
+        state_halos_stale_ |= exchanging() && strategy_.tile && s.fused;
         strategy_ = s;
         knobs_ = {o.chunk};
         depth_ = depth;
@@ -508,6 +511,10 @@ private:
     // Passes of depth_ steps (one step each unless the strategy is temporal), replayed as graphs
     // of kGraphPasses passes where there are enough, then the remainder as one shorter pass.
     void run_steps(std::int64_t steps) {
+        if (state_halos_stale_) {  // (before any graph's capture: once, not at every replay)
+            halos_.exchange(*sub_, halo_fields(2), buffers_.cur[0].grid(), sub_->halo, stream_.get());
+            state_halos_stale_ = false;
+        }
         std::int64_t passes = steps / depth_;
         const int rest = int(steps % depth_);
         // Halos staged through the host between passes: no graph holds that. NCCL's are on the
@@ -563,8 +570,9 @@ private:
                 sub_->exposed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             }
         }
-        update(g, steps, stream_.get());
-        if (!temporal() && has_points()) act_on_points(g, true, true, stream_.get());
+        const DevGrid own = own_cells();
+        update(own, steps, stream_.get());
+        if (!temporal() && has_points()) act_on_points(own, true, true, stream_.get());
         buffers_.swap(temporal());
         odd_ = !odd_;
     }
@@ -591,16 +599,17 @@ private:
     }
 
     // The halos of a rank over NCCL, overlapped: the cells its neighbours wait for are updated first
-    // (the faces of every cut axis, with the halos beside them: a pointwise field's halo cells are
-    // updated locally, not sent), then sent on the communication stream while the interior
-    // updates. The pass ends when both are done, with the halos of the new state filled (all of
-    // them, so that a pass of any depth may follow). Measured with the clock: the time from the
-    // interior's end to the halos' arrival is what the exchange exposed.
+    // (the faces of every cut axis; a pass of several steps updates the halos beside them too, and
+    // sends the pointwise state's), then sent on the communication stream while the interior
+    // updates. The pass ends when both are done, with the halos the next pass reads filled.
+    // Measured with the clock: the time from the interior's end to the halos' arrival is what the
+    // exchange exposed.
     //
-    // The faces are boxes of the local grid: along the slowest axis whole slabs, along y (3D) the
-    // rows between them, along x the columns between those; the interior is what is left. Along
-    // x and y the boxes' bounds are whole tiles of the kernel at the pass's depth (DevGrid::xlo),
-    // so a face is some of the whole launch's blocks and no cell is updated twice.
+    // The faces are boxes of the cells a pass updates (own_cells): along the slowest axis whole
+    // slabs, along y (3D) the rows between them, along x the columns between those; the interior
+    // is what is left. Along x and y the boxes' bounds are whole tiles of the kernel at the pass's
+    // depth from the first of those cells (DevGrid::x0), so a face is some of the whole launch's
+    // blocks and no cell is updated twice.
     //
     // Whether the halos travel after each pass (overlapped) or before it must be the same on every
     // rank (their messages pair up), so it depends on what all share: the options, the kernel, the
@@ -627,14 +636,22 @@ private:
         const int dims = extent_.dims, slow = dims - 1;
         const Window& w = sub_->window;
         const int h = sub_->halo;
-        const int n[3] = {extent_.nx, extent_.ny, extent_.nz};
-        int lo_end[3], hi_start[3];  // per axis: [0, lo_end) and [hi_start, n) are faces
+        const DevGrid whole = own_cells();
+        // Per axis, the span a pass updates, [first, end), with its faces [first, lo_end) and
+        // [hi_start, end): the own cells with a single sweep (own_cells), the local grid otherwise.
+        auto first = [&](int a) { return a == slow ? whole.lo : a == 0 ? whole.xlo : whole.ylo; };
+        auto end = [&](int a) {
+            return a == slow ? whole.end(dims == 3 ? whole.nz : whole.ny)
+                   : a == 0  ? whole.xend()
+                             : whole.yend();
+        };
+        int lo_end[3], hi_start[3];
         TileCells tile;
         bool cut_fast = false;
         for (int a = 0; a < dims; ++a) {
-            lo_end[a] = sub_->neighbour[2 * a] >= 0 ? w.own_lo[a] + h : 0;
-            hi_start[a] = sub_->neighbour[2 * a + 1] >= 0 ? w.own_lo[a] + w.own_n[a] - h : n[a];
-            cut_fast |= a < slow && (lo_end[a] > 0 || hi_start[a] < n[a]);
+            lo_end[a] = sub_->neighbour[2 * a] >= 0 ? w.own_lo[a] + h : first(a);
+            hi_start[a] = sub_->neighbour[2 * a + 1] >= 0 ? w.own_lo[a] + w.own_n[a] - h : end(a);
+            cut_fast |= a < slow && (lo_end[a] > first(a) || hi_start[a] < end(a));
         }
         if (cut_fast) {
             // (The temporal kernels take no span: overlapped, they lost. strategies.cuh says why.)
@@ -645,12 +662,11 @@ private:
         }
         Overlap o;
         o.on = true;
-        const DevGrid whole = buffers_.cur[0].grid();
         for (int a = 0; a < dims; ++a) {
-            if (a < slow) {  // whole tiles: a face beside a neighbour rounded out (the grid's edge stays)
-                const int t = a == 0 ? tile.x : tile.y;
-                lo_end[a] = (lo_end[a] + t - 1) / t * t;
-                if (hi_start[a] < n[a]) hi_start[a] = hi_start[a] / t * t;
+            if (a < slow) {  // whole tiles from the span's origin: a face beside a neighbour rounded out
+                const int t = a == 0 ? tile.x : tile.y, org = a == 0 ? whole.x0 : whole.y0;
+                lo_end[a] = org + (lo_end[a] - org + t - 1) / t * t;
+                if (hi_start[a] < end(a)) hi_start[a] = org + (hi_start[a] - org) / t * t;
             }
             if (hi_start[a] <= lo_end[a]) {
                 const char* unit = a == slow ? (dims == 3 ? " planes" : " rows")
@@ -678,7 +694,7 @@ private:
         // Slowest axis first: each face spans the axes after it whole and those before it inside.
         for (int a = slow; a >= 0; --a) {
             for (int side = 0; side < 2; ++side) {
-                const int lo = side == 0 ? 0 : hi_start[a], hi = side == 0 ? lo_end[a] : n[a];
+                const int lo = side == 0 ? first(a) : hi_start[a], hi = side == 0 ? lo_end[a] : end(a);
                 if (hi <= lo) continue;
                 DevGrid g = whole;
                 span(g, a, lo, hi);
@@ -690,6 +706,32 @@ private:
         o.interior = whole;
         for (int a = 0; a < dims; ++a) span(o.interior, a, lo_end[a], hi_start[a]);
         return o;
+    }
+
+    // The cells a pass updates: the whole local grid, except on a rank whose kernel takes a span
+    // of x and y (Strategy::tile: a single sweep), which updates its own cells alone. Its halo's
+    // cells would be overwritten by the next exchange anyway, and with tiles laid from the grid's
+    // first column they cost whole columns and rows of tiles: wave3d on 2x2x1 bricks, 512^3 own
+    // cells and 4 of halo beside them, laid `async`'s 128 x 16 tiles over 516 x 516 cells, 5 x 33
+    // of them against 4 x 32 (the halo cells of 4 H200s a step: 9% slower than one GPU, before
+    // each pass; docs/performance-notes.md). Along x the span starts on 16 bytes, the widest word
+    // a kernel loads. (The pointwise state's halo, no longer updated here, is not read by a single
+    // sweep; a temporal kernel after one fetches it first: relaunch.)
+    DevGrid own_cells() const {
+        DevGrid g = buffers_.cur[0].grid();
+        if (!exchanging() || !strategy_.tile) return g;
+        const Window& w = sub_->window;
+        constexpr int word = sizeof(T) >= 16 ? 1 : int(16 / sizeof(T));
+        g.xlo = g.x0 = w.own_lo[0] / word * word;
+        g.xhi = w.own_lo[0] + w.own_n[0];
+        if (extent_.dims == 3) {
+            g.ylo = g.y0 = w.own_lo[1];
+            g.yhi = w.own_lo[1] + w.own_n[1];
+        }
+        const int slow = extent_.dims - 1;
+        g.lo = w.own_lo[slow];
+        g.hi = w.own_lo[slow] + w.own_n[slow];
+        return g;
     }
     // The faces go on the communication stream (the highest priority, so their blocks are placed
     // first) beside the interior on the main stream, not before it: launched first on one stream
@@ -767,6 +809,7 @@ private:
     Strategy<Model> strategy_;
     LaunchKnobs knobs_;
     int depth_;  // steps per pass
+    bool state_halos_stale_ = false;  // relaunch
     bool use_graphs_;
     int snapshot_buffers_;
     double dt_;

@@ -58,10 +58,14 @@ struct DevGrid {
     int lo = 0, hi = 1 << 30;
     // The columns (x) a launch updates, and in 3D its rows (y): [xlo, xhi) and [ylo, yhi), all of
     // them unless a rank cut along x or y updates the columns or rows beside its neighbours first.
-    // Each bound is a multiple of the launch's tile along that axis (Strategy::tile), or the
-    // axis's length or more, so that a span's blocks are exactly some of the whole launch's:
+    // Each bound is whole tiles from x0 (y0) along that axis (Strategy::tile), or the axis's
+    // length or more, so that a span's blocks are exactly some of the whole launch's:
     // kernels lay their blocks from xlo (ylo) and store what they stored before.
     int xlo = 0, xhi = 1 << 30, ylo = 0, yhi = 1 << 30;
+    // Where the tiles of x and y start: the bounds above lie whole tiles from here. 0, unless a rank
+    // updates its own cells alone (engine.cuh: own_cells): then its first own column (on 16 bytes)
+    // and row, so that the halo beside them adds no column or row of tiles.
+    int x0 = 0, y0 = 0;
     __host__ __device__ std::int64_t at(int i, int j, int k = 0) const { return k * plane + j * pitch + i; }
     // The span's end on an axis of n cells, and its length.
     __host__ __device__ int end(int n) const { return hi < n ? hi : n; }

@@ -97,17 +97,20 @@ struct Strategy {
     std::string refuses = {};
 };
 
-// Blocks of w cells that cover a launch's span [lo, hi) of an axis of n cells, whose bounds
-// must be whole tiles (DevGrid::xlo): a planning error otherwise, not a user's.
-inline unsigned span_blocks(int lo, int hi, int n, int w, char axis) {
-    if (lo % w != 0 || (hi < n && hi % w != 0) || lo >= std::min(hi, n))
+// Blocks of w cells that cover a launch's span [lo, hi) of an axis of n cells, laid from lo, which
+// must lie whole tiles from the axis's tile origin `org` (DevGrid::x0): a planning error otherwise,
+// not a user's. (Its end need not: a rank's own cells end where they end, and a last partial tile
+// of a span stores into the halo beside it at most, cells the exchange overwrites.)
+inline unsigned span_blocks(int lo, int hi, int n, int org, int w, char axis) {
+    if ((lo - org) % w != 0 || lo < org || lo >= std::min(hi, n))
         throw Error(std::string("internal: a launch's span [") + std::to_string(lo) + ", " +
-                    std::to_string(hi) + ") along " + axis + " is not whole tiles of " + std::to_string(w) +
-                    " cells of " + std::to_string(n));
+                    std::to_string(hi) + ") along " + axis + " does not start whole tiles of " +
+                    std::to_string(w) + " cells from " + std::to_string(org) + " (of " + std::to_string(n) +
+                    ")");
     return blocks_for(std::min(hi, n) - lo, w);
 }
-inline unsigned x_blocks(const DevGrid& g, int w) { return span_blocks(g.xlo, g.xhi, g.nx, w, 'x'); }
-inline unsigned y_blocks(const DevGrid& g, int w) { return span_blocks(g.ylo, g.yhi, g.ny, w, 'y'); }
+inline unsigned x_blocks(const DevGrid& g, int w) { return span_blocks(g.xlo, g.xhi, g.nx, g.x0, w, 'x'); }
+inline unsigned y_blocks(const DevGrid& g, int w) { return span_blocks(g.ylo, g.yhi, g.ny, g.y0, w, 'y'); }
 // The launch of a kernel that takes no span of x or y (its Strategy::tile is null).
 inline void require_whole_xy(const DevGrid& g) {
     if (!g.whole_xy())

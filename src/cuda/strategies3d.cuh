@@ -626,10 +626,9 @@ __global__ void __launch_bounds__(32 * BY, MB)
     cells_cached(const Model m, const typename Model::Fields f, const DevGrid g) {
     constexpr int R = Model::radius;
     constexpr bool three = Model::dims == 3;
-    const int bx = g.xlo / (32 * V) + blockIdx.x,
-              by = three ? g.ylo / BY + blockIdx.y : 0;  // the block's tile
-    const int x = (bx * 32 + threadIdx.x) * V;
-    const int y = three ? by * BY + threadIdx.y : 0;  // 3D: the thread's row
+    const int xb = g.xlo + blockIdx.x * 32 * V, yb = three ? g.ylo + blockIdx.y * BY : 0;  // the block's tile
+    const int x = xb + threadIdx.x * V;
+    const int y = three ? yb + threadIdx.y : 0;  // 3D: the thread's row
     // The thread's first plane (3D) or row (2D), and the end of the launch's span of them.
     const int s0 = g.lo + (three ? blockIdx.z * ZC : (blockIdx.y * BY + threadIdx.y) * ZC);
     const int s_end = g.end(three ? g.nz : g.ny);
@@ -646,9 +645,9 @@ __global__ void __launch_bounds__(32 * BY, MB)
     // 192.2, bf16 206.8 -> 228.4; the radius-2 wave +1-2.5%; 3D Gray-Scott fp32 +1.1%, but fp64
     // 99.6 -> 95.0 and bf16 -1.4% (the third sweep took its fp64 kernel from 46 registers to 52),
     // which two planes a thread in fp64 (model.hpp: cached_planes) more than made up for.
-    const bool inside_x = bx * 32 * V >= R && (bx + 1) * 32 * V + R <= g.nx,
+    const bool inside_x = xb >= R && xb + 32 * V + R <= g.nx,
                inside_rows = bs0 >= R && bs1 + R <= (three ? g.nz : g.ny) &&
-                             (!three || (by * BY >= R && (by + 1) * BY + R <= g.ny));
+                             (!three || (yb >= R && yb + BY + R <= g.ny));
     if (inside_x && inside_rows)
         cells_cached_sweep<Model, BY, ZC, V, CellsReach::inside>(m, f, g, x, y, s0, s_end);
     else if (three && inside_rows)
