@@ -356,9 +356,6 @@ public:
         }
         sync();
         graph_.reset();  // captured with the old kernel
-        // A single sweep left the pointwise state's halo as it was (own_cells); the passes of
-        // several steps that follow read it, so the next run of steps fetches it first.
-        state_halos_stale_ |= exchanging() && strategy_.tile && s.fused;
         strategy_ = s;
         knobs_ = {o.chunk};
         depth_ = depth;
@@ -511,10 +508,6 @@ private:
     // Passes of depth_ steps (one step each unless the strategy is temporal), replayed as graphs
     // of kGraphPasses passes where there are enough, then the remainder as one shorter pass.
     void run_steps(std::int64_t steps) {
-        if (state_halos_stale_) {  // (before any graph's capture: once, not at every replay)
-            halos_.exchange(*sub_, halo_fields(2), buffers_.cur[0].grid(), sub_->halo, stream_.get());
-            state_halos_stale_ = false;
-        }
         std::int64_t passes = steps / depth_;
         const int rest = int(steps % depth_);
         // Halos staged through the host between passes: no graph holds that. NCCL's are on the
@@ -710,13 +703,13 @@ private:
 
     // The cells a pass updates: the whole local grid, except on a rank whose kernel takes a span
     // of x and y (Strategy::tile: a single sweep), which updates its own cells alone. Its halo's
-    // cells would be overwritten by the next exchange anyway, and with tiles laid from the grid's
-    // first column they cost whole columns and rows of tiles: wave3d on 2x2x1 bricks, 512^3 own
-    // cells and 4 of halo beside them, laid `async`'s 128 x 16 tiles over 516 x 516 cells, 5 x 33
-    // of them against 4 x 32 (the halo cells of 4 H200s a step: 9% slower than one GPU, before
-    // each pass; docs/performance-notes.md). Along x the span starts on 16 bytes, the widest word
-    // a kernel loads. (The pointwise state's halo, no longer updated here, is not read by a single
-    // sweep; a temporal kernel after one fetches it first: relaunch.)
+    // cells would be overwritten by the next exchange anyway, and tiles laid from the grid's first
+    // column cost a column of them more: wave3d on 2x1x1 (512^3 own cells a rank, 4 of halo
+    // beside them) laid `async`'s tiles of 128 columns over 516, 5 of them against 4, and ran
+    // 0.921 ms a step overlapped against 0.834 now (2 H200s, one GPU 0.782; docs/runs/156, 174).
+    // Along x the span starts on 16 bytes, the widest word a kernel loads. The pointwise state's
+    // halo, no longer updated, is read by no single sweep, and an engine over ranks keeps its
+    // kernel (DecomposedEngine::relaunch refuses).
     DevGrid own_cells() const {
         DevGrid g = buffers_.cur[0].grid();
         if (!exchanging() || !strategy_.tile) return g;
@@ -809,7 +802,6 @@ private:
     Strategy<Model> strategy_;
     LaunchKnobs knobs_;
     int depth_;  // steps per pass
-    bool state_halos_stale_ = false;  // relaunch
     bool use_graphs_;
     int snapshot_buffers_;
     double dt_;
