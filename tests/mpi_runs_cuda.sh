@@ -111,6 +111,9 @@ for k in $(kernels wave3d); do
     --receiver-line 0.02,0.02,0.02,0.98,0.11,0.11,9 --precision fp32  # (the domain is 1 x 0.13 x 0.13)
   faces_ yfaceswave 1x2x1 "$k" wave3d --nx 40 --ny 200 --nz 40 --steps 30 --source 0.5,0.45,0.5 \
     --receiver-line 0.1,0.02,0.1,0.85,0.98,0.85,9 --precision fp64
+  # fp64 across x: the second rank's first own column (4 in) on 128 bytes, 16 elements on (DeviceLayout)
+  faces_ xfaceswave64 2x1x1 "$k" wave3d --nx 300 --ny 40 --nz 40 --steps 30 --source 0.5,0.065,0.065 \
+    --receiver-line 0.02,0.02,0.02,0.98,0.11,0.11,9 --precision fp64
 done
 for k in $(kernels apf); do faces_ xfacesapf 2x1 "$k" apf -n 600 -i 30 --precision fp32; done
 faces_ xfacesgraphs 2x1x1 cached heat3d --nx 600 --ny 40 --nz 20 --steps 150 --precision fp64  # in graphs

@@ -76,8 +76,9 @@ void spans_equal_one_launch(const P& problem, const std::vector<int>& cuts, bool
             auto run = [&](bool in_spans, bool launched = true) {
                 FieldBuffers<DeviceField<T>, N> b(P::fields);
                 for (int f = 0; f < N; ++f) {
-                    if (b.has_current(f)) b.cur[f] = DeviceField<T>(e, s);
-                    if (b.has_next(f, fused)) b.next[f] = DeviceField<T>(e, s);
+                    // (with an origin, its column on 128 bytes, as a rank's fields lay it)
+                    if (b.has_current(f)) b.cur[f] = DeviceField<T>(e, s, T(0), o.x);
+                    if (b.has_next(f, fused)) b.next[f] = DeviceField<T>(e, s, T(0), o.x);
                 }
                 for (int f = 0; f < N; ++f) {
                     if (b.scratch(f, fused)) b.next[f].poison(s);  // a cell no launch writes fails

@@ -135,8 +135,9 @@ public:
     DeviceField() = default;
     // Zeroed on `s`, the stream every later use of the field is ordered on: a plain cudaMemset
     // runs on the legacy stream, which does not order with non-blocking streams.
-    DeviceField(const Extent& e, cudaStream_t s, T ghost = T(0))
-        : extent_(e), layout_(DeviceLayout::of(e, sizeof(T))), buf_(layout_.total_elems) {
+    // `aligned_x`: the interior column on 128 bytes (DeviceLayout::of).
+    DeviceField(const Extent& e, cudaStream_t s, T ghost = T(0), int aligned_x = 0)
+        : extent_(e), layout_(DeviceLayout::of(e, sizeof(T), aligned_x)), buf_(layout_.total_elems) {
         STRATA_CUDA_CHECK(cudaMemsetAsync(buf_.get(), 0, layout_.total_elems * sizeof(T), s));
         if (ghost != T(0)) {
             const DevGrid& g = layout_.grid;
@@ -286,7 +287,8 @@ public:
                                 std::to_string(snapshot_buffers_) + " pinned snapshot buffers of " +
                                     format_bytes(double(frame_bytes)));
         for (int f = 0; f < N; ++f)
-            if (buffers_.has_current(f)) buffers_.cur[f] = DeviceField<T>(e, s, T(ghost_value<Model>()));
+            if (buffers_.has_current(f))
+                buffers_.cur[f] = DeviceField<T>(e, s, T(ghost_value<Model>()), own_x0());
         allocate_next();
         if (snapshots) {  // before the time loop: pinning gigabytes takes a while
             const int f = buffers_.index(o.snapshot_field);
@@ -714,8 +716,7 @@ private:
         DevGrid g = buffers_.cur[0].grid();
         if (!exchanging() || !strategy_.tile) return g;
         const Window& w = sub_->window;
-        constexpr int word = sizeof(T) >= 16 ? 1 : int(16 / sizeof(T));
-        g.xlo = g.x0 = w.own_lo[0] / word * word;
+        g.xlo = g.x0 = own_x0();
         g.xhi = w.own_lo[0] + w.own_n[0];
         if (extent_.dims == 3) {
             g.ylo = g.y0 = w.own_lo[1];
@@ -725,6 +726,14 @@ private:
         g.lo = w.own_lo[slow];
         g.hi = w.own_lo[slow] + w.own_n[slow];
         return g;
+    }
+    // Its first column, on 16 bytes; the fields' layout puts it on 128 (DeviceField). (A rank's
+    // neighbours along the slowest axis have its columns: their layouts match, as the exchange of
+    // whole planes needs.) 0 where a pass updates the whole grid.
+    int own_x0() const {
+        if (!exchanging() || !strategy_.tile) return 0;
+        constexpr int word = sizeof(T) >= 16 ? 1 : int(16 / sizeof(T));
+        return sub_->window.own_lo[0] / word * word;
     }
     // The faces go on the communication stream (the highest priority, so their blocks are placed
     // first) beside the interior on the main stream, not before it: launched first on one stream
@@ -786,7 +795,7 @@ private:
     void allocate_next() {
         for (int f = 0; f < N; ++f)
             if (buffers_.has_next(f, temporal()) && !buffers_.next[f]) {
-                buffers_.next[f] = DeviceField<T>(extent_, stream_.get(), T(ghost_value<Model>()));
+                buffers_.next[f] = DeviceField<T>(extent_, stream_.get(), T(ghost_value<Model>()), own_x0());
                 if (buffers_.scratch(f, temporal())) buffers_.next[f].poison(stream_.get());
             }
     }

@@ -113,16 +113,19 @@ struct DeviceLayout {
     // Elements from the start of interior (0,0,0)'s unit of the slowest axis (its plane in 3D, its
     // row in 2D, ghosts and padding included) to the cell: halo.cuh sends whole units.
     std::int64_t lead(int dims) const { return origin % (dims == 3 ? grid.plane : grid.pitch); }
-    static DeviceLayout of(const Extent& e, std::size_t elem_bytes) {
+    // Column `aligned_x` of every row on 128 bytes (a multiple of 16 bytes' elements): where a
+    // rank's kernels lay their first tile (engine.cuh: own_cells), so that a warp's row of loads
+    // covers whole lines. 0 elsewhere: interior column 0.
+    static DeviceLayout of(const Extent& e, std::size_t elem_bytes, int aligned_x = 0) {
         DeviceLayout l;
         l.align_elems = std::int64_t(128 / elem_bytes);
-        const std::int64_t a = l.align_elems;
-        const std::int64_t pitch = (a + e.nx + e.ghost + a - 1) / a * a;
+        const std::int64_t a = l.align_elems, shift = (a - aligned_x % a) % a;
+        const std::int64_t pitch = (a + shift + e.nx + e.ghost + a - 1) / a * a;
         const std::int64_t rows = e.py() * e.pz();
         l.grid = DevGrid{e.nx, e.ny, e.nz, pitch, pitch * e.py()};
         l.total_elems = rows * pitch;
         const std::int64_t gz = e.dims == 3 ? e.ghost : 0;
-        l.origin = gz * l.grid.plane + e.ghost * pitch + a;
+        l.origin = gz * l.grid.plane + e.ghost * pitch + a + shift;
         return l;
     }
 };
