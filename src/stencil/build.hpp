@@ -37,6 +37,10 @@ struct LoadStats {
     double seconds = 0;     // generating, compiling (if it did) and loading
     std::string object;     // the shared object's path
     bool cuda = false;      // compiled with its CUDA engines (compile_cuda_engines())
+    // The CUDA driver's start, the process's first call to it, where it came just before (the
+    // first model a process loads): any program that runs on the GPU pays it, and on some hosts
+    // it is ten times the load (0.1 s), so it is timed apart from `seconds`.
+    double driver_seconds = 0;
 };
 LoadStats load_stats(const ModelInfo& model);
 

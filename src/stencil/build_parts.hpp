@@ -57,6 +57,9 @@ private:
 
 // compile.cpp
 std::string quoted(const std::string& s);
+// The CUDA driver's start, timed: seconds the process's first call to it took if this call made
+// it, else 0 (and 0 in a build without CUDA).
+double start_cuda_driver();
 // The defines of this build's CUDA units (as the host compiler and NVRTC take them).
 std::vector<std::string> cuda_defines();
 

@@ -4,6 +4,7 @@
 // compiler compiles the file anew.
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -51,6 +52,18 @@ std::vector<int> cuda_archs() {
 #endif
 
 namespace detail {
+
+double start_cuda_driver() {
+#ifdef STRATA_HAVE_CUDA
+    static std::atomic<bool> started{false};
+    if (started.exchange(true)) return 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)cuda::device_count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+#else
+    return 0;
+#endif
+}
 
 std::string quoted(const std::string& s) {
     std::string q = "'";

@@ -124,6 +124,7 @@ bool hand_kernels(void* so, const fs::path& object, const std::vector<int>& arch
 
 const ModelInfo& load_here(const std::string& path) {
     const std::lock_guard lock(g_mutex);
+    const double driver_s = start_cuda_driver();  // (prepare asks it whether there is a GPU)
     const auto start = std::chrono::steady_clock::now();
     Unit u = prepare(path);
     std::error_code ec;
@@ -237,7 +238,7 @@ const ModelInfo& load_here(const std::string& path) {
     g_handles[info] = handle;
     g_stats[info] = {compiled,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                     u.object.string(), u.cc.cuda};
+                     u.object.string(), u.cc.cuda, driver_s};
     return *info;
 }
 }  // namespace

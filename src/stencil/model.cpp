@@ -158,6 +158,10 @@ void StencilProblem::describe(Report& r) const {
     const LoadStats l = load_stats(*info_);
     r.line(l.compiled ? "model: generated and compiled in %.3g s (%s)" : "model: from the cache in %.3g s (%s)",
            {{"model_load_s", l.seconds}, {"model_object", l.object}});
+    // (Under a millisecond it found no GPU: not worth a line.)
+    if (l.cuda && l.driver_seconds >= 1e-3)
+        r.line("CUDA driver: started in %.3g s, before the model's load",
+               {{"cuda_start_s", l.driver_seconds}});
 }
 
 std::vector<double> StencilProblem::file_values(const std::string& name) const {
