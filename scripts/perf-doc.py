@@ -447,7 +447,7 @@ def main():
                          f"≤ 10 s | {max(v):.1f} s at the most in the last run that timed it ({spread}) |")
         else:
             lines.append(f"| stencil file, a cached run's model load | ≤ 50 ms | {1000 * max(v):.1f} ms at the most "
-                         f"({len(v)} file{'s' if len(v) > 1 else ''}) |")
+                         f"({len(v)} cached run{'s' if len(v) > 1 else ''}) |")
     # 3D stencil files (#18): heat7 and wave8 against heat3d 7pt and wave3d, each strategy both
     # have from the last run that measured the two, and each one's best single sweep.
     for name, builtin, generated in [("heat7.stencil", "heat3d --stencil 7pt", "examples/stencils/heat7.stencil"),
