@@ -347,6 +347,10 @@ public:
     // those cost more than a quick measurement), the strategy and its knobs change between steps.
     // A refused launch leaves the engine as it was.
     void relaunch(const EngineOptions& o) override {
+        // A rank's halos and its fields' layout are its kernel's (own_cells: a single sweep leaves
+        // the pointwise state's halo as it was), and DecomposedEngine::relaunch refuses.
+        if (sub_)
+            throw Error("internal: a relaunch of a rank's engine (it keeps the kernel it was built with)");
         const Strategy<Model> s = find_strategy<Model>(*info_, o.kernel, extent_.cells());
         const int depth = pick_depth(s, o.depth);
         check_launch(s, depth, o);

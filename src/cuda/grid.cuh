@@ -1,9 +1,10 @@
 #pragma once
 // Device-side layout of a field and the index helpers every strategy uses.
 //
-// Rows are padded so that the first interior cell of every row sits on a 128-byte boundary:
-// a warp reading 32 consecutive interior cells touches whole cache lines. Kernel pointers point
-// at interior cell (0,0,0); ghost cells are at negative offsets.
+// Rows are padded so that the first interior cell of every row sits on a 128-byte boundary (on a
+// rank whose kernels start at another column, that one: DeviceLayout::of): a warp reading 32
+// consecutive cells from there touches whole cache lines. Kernel pointers point at interior cell
+// (0,0,0); ghost cells are at negative offsets.
 #ifdef STRATA_RTC_HOST
 #include "host_parse.hpp"
 #endif
@@ -107,7 +108,8 @@ __host__ __device__ inline unsigned blocks_for(int n, int per_block) { return un
 // Host-side: the padded layout for an extent and element size.
 struct DeviceLayout {
     DevGrid grid;
-    std::int64_t align_elems;  // the interior starts this many elements into each row
+    // Elements of 128 bytes: the interior starts a multiple of them into each row, less aligned_x.
+    std::int64_t align_elems;
     std::int64_t total_elems;  // allocation size
     std::int64_t origin;       // offset of interior (0,0,0) from the allocation start
     // Elements from the start of interior (0,0,0)'s unit of the slowest axis (its plane in 3D, its
