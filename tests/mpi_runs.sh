@@ -219,6 +219,17 @@ else
     mpirun -np 1 "$strata" run heat3d -n 600 --steps 2 --backend cpu \
     : -np 1 bash -c "ulimit -v 1700000; exec \"\$0\" run heat3d -n 600 --steps 2 --backend cpu" "$strata"
 fi
+# Ranks on one node share its memory (here what $STRATA_NODE_MEMORY says the node allows; elsewhere
+# its free memory or its cgroup): parts of 1.59 GB fit a node of 2 GB one at a time, not together,
+# and are refused before either is allocated; parts of 0.8 GB run.
+refuse "1.59 GB of host memory needed, .* available (this rank's share: the node's memory is its 2 ranks'" \
+  mpirun -np 2 -x STRATA_NODE_MEMORY=2G "$strata" run heat3d -n 580 --steps 1 --backend cpu --decomp 1x1x2
+if mpirun -np 2 -x STRATA_NODE_MEMORY=2G "$strata" run heat3d -n 460 --steps 1 --backend cpu --decomp 1x1x2 --quiet \
+     > "$work/share.txt" 2>&1; then
+  echo "ok   ranks sharing a node of 2 GB: parts of 0.8 GB run"
+else
+  fail "parts of 0.8 GB on a node of 2 GB shared by 2 ranks: $(grep -m1 error "$work/share.txt")"
+fi
 # An HDF5 checkpoint in a folder no rank can write; a build whose HDF5 is serial (the GPU machine's)
 # refuses it over ranks before it looks at the folder.
 why="cannot write in '/proc/none'"

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "strata/core/error.hpp"
 #include "strata/core/memory.hpp"
 #include "strata/io/checkpoint.hpp"
 
@@ -282,6 +283,33 @@ TEST(Memory, GridsPastTheProcessLimitAreRefusedWithWhatItLeaves) {
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
     fs::remove_all(d);
 #endif
+}
+
+// $STRATA_NODE_MEMORY, what a scheduler allows a run on each node, and a rank's share of the node's
+// (share_host_memory: the free memory and the cgroup are then the node's, which the share counted).
+TEST(Memory, NodeMemoryFromTheEnvironmentAndARanksShare) {
+    for (const auto& [text, bytes] :
+         {std::pair{"1500M", std::int64_t(1500000000)}, std::pair{"2GB", std::int64_t(2000000000)},
+          std::pair{"64g", std::int64_t(64000000000)}, std::pair{"123456", std::int64_t(123456)},
+          std::pair{"0.5T", std::int64_t(500000000000)}}) {
+        setenv("STRATA_NODE_MEMORY", text, 1);
+        EXPECT_EQ(host_memory().assigned, bytes) << text;
+    }
+    for (const char* bad : {"3Q", "G", "-1G", "2 GB"}) {
+        setenv("STRATA_NODE_MEMORY", bad, 1);
+        EXPECT_THROW(host_memory(), UsageError) << bad;
+    }
+    setenv("STRATA_NODE_MEMORY", "", 1);
+    EXPECT_EQ(host_memory().assigned, -1);
+    unsetenv("STRATA_NODE_MEMORY");
+    HostMemory m;
+    m.free = 10000, m.cgroup = 5000, m.assigned = 7000, m.limits = 8000;
+    EXPECT_EQ(m.available(), 5000);
+    m.share = 6000;
+    EXPECT_EQ(m.available(), 6000);
+    m.limits = 4000;
+    EXPECT_EQ(m.available(), 4000);
+    EXPECT_EQ(format_bytes(999999999), "1 GB");  // (not "1e+03 MB")
 }
 
 // The cgroups' limits: v2's and v1's files, the process's cgroup and those above it, the page cache

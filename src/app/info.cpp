@@ -24,9 +24,10 @@ void print_info(std::ostream& out) {
 #endif
     const HostMemory m = host_memory();
     out << "  host memory   : " << format_bytes(double(m.available())) << " available to this process";
-    if (m.cgroup >= 0 || m.limits >= 0) {
+    if (m.cgroup >= 0 || m.limits >= 0 || m.assigned >= 0) {
         out << " (free " << format_bytes(double(m.free));
         if (m.cgroup >= 0) out << ", its cgroup's limit leaves " << format_bytes(double(m.cgroup));
+        if (m.assigned >= 0) out << ", $STRATA_NODE_MEMORY " << format_bytes(double(m.assigned));
         if (m.limits >= 0) out << ", its ulimit -v leaves " << format_bytes(double(m.limits));
         out << ")";
     }

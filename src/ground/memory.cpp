@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -114,6 +117,34 @@ std::int64_t cgroup_headroom(const std::string& root, const std::string& self_cg
     return least;
 }
 
+namespace {
+
+// $STRATA_NODE_MEMORY in bytes ("64G", "1500M", "2000000000"), or -1 where it is not set.
+std::int64_t assigned_bytes() {
+    const char* v = std::getenv("STRATA_NODE_MEMORY");
+    if (!v || !*v) return -1;
+    char* end = nullptr;
+    const double n = std::strtod(v, &end);
+    std::string unit(end);
+    if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
+    const std::string units = "KMGT";
+    const std::size_t u =
+        unit.size() == 1 ? units.find(char(std::toupper(unsigned(unit[0])))) : std::string::npos;
+    if (end == v || !(n > 0) || (!unit.empty() && u == std::string::npos))
+        throw UsageError("$STRATA_NODE_MEMORY is '" + std::string(v) +
+                         "': give the bytes the run may take on each node, e.g. 64G or 1500M");
+    return std::int64_t(n * std::pow(1000.0, unit.empty() ? 0 : double(u + 1)));
+}
+
+struct NodeShare {
+    int ranks = 1;
+    std::int64_t bytes = -1;    // this rank's share when it was taken
+    std::int64_t resident = 0;  // this process's resident set then
+};
+NodeShare g_share;
+
+}  // namespace
+
 HostMemory host_memory() {
     HostMemory m;
     m.free = kib_field("/proc/meminfo", "MemAvailable:");
@@ -122,15 +153,32 @@ HostMemory host_memory() {
     std::ostringstream text;
     text << self.rdbuf();
     m.cgroup = cgroup_headroom("/sys/fs/cgroup", text.str());
+    m.assigned = assigned_bytes();
     m.limits = rlimit_headroom();
+    if (g_share.bytes >= 0) {
+        const std::int64_t grown =
+            std::max<std::int64_t>(0, kib_field("/proc/self/status", "VmRSS:") - g_share.resident);
+        m.share = std::max<std::int64_t>(0, g_share.bytes - grown);
+        m.sharing = g_share.ranks;
+    }
     return m;
 }
 
 std::int64_t HostMemory::available() const {
-    std::int64_t a = free;
-    for (const std::int64_t cap : {cgroup, limits})
+    std::int64_t a = share >= 0 ? share : free;
+    for (const std::int64_t cap :
+         share >= 0 ? std::vector<std::int64_t>{limits} : std::vector{cgroup, assigned, limits})
         if (cap >= 0) a = std::min(a, cap);
     return a;
+}
+
+void share_host_memory(int ranks_on_node) {
+    if (ranks_on_node <= 1) return;
+    g_share = {};
+    HostMemory node = host_memory();
+    node.limits = -1;  // (the node's: each rank's own limit stays its own)
+    g_share = {ranks_on_node, node.available() / ranks_on_node,
+               std::max<std::int64_t>(0, kib_field("/proc/self/status", "VmRSS:"))};
 }
 
 std::int64_t available_host_bytes() { return host_memory().available(); }
@@ -140,7 +188,7 @@ std::int64_t peak_resident_bytes() { return kib_field("/proc/self/status", "VmHW
 std::string format_bytes(double bytes) {
     static const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
     int u = 0;
-    for (; bytes >= 1000 && u < 5; ++u) bytes /= 1000;
+    for (; bytes >= 999.5 && u < 5; ++u) bytes /= 1000;  // (999.6 MB is "1 GB", not "1e+03 MB")
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g %s", bytes, units[u]);
     return buf;
@@ -153,9 +201,16 @@ std::string memory_refusal(const std::string& what, std::int64_t bytes, std::int
 }
 
 void require_host_memory(std::int64_t bytes, const std::string& what, const std::string& hint) {
-    const std::int64_t available = available_host_bytes();
+    const HostMemory m = host_memory();
+    const std::int64_t available = m.available();
+    // (Said where the share is what refuses, not the process's own limit.)
+    const bool shared = m.share >= 0 && available == m.share;
     if (bytes > available)
-        throw UsageError(memory_refusal(what, bytes, available, "host memory", hint));
+        throw UsageError(memory_refusal(what, bytes, available, "host memory",
+                                        shared ? "this rank's share: the node's memory is its " +
+                                                     std::to_string(m.sharing) + " ranks'" +
+                                                     (hint.empty() ? "" : "; " + hint)
+                                               : hint));
 }
 
 }  // namespace strata

@@ -16,6 +16,7 @@
 #include "description/state_scale.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/field_ops.hpp"
+#include "strata/core/memory.hpp"
 
 namespace strata {
 
@@ -458,6 +459,11 @@ std::unique_ptr<TypedEngine<T>> make_decomposed(const Problem& problem, Backend 
                          " parts but the run has " + std::to_string(size()) +
                          " ranks (mpirun -np): they must be equal");
     setup_checkpoint();  // (NCCL's id below is broadcast: a rank that failed before says why instead)
+    // The node's memory is its ranks' together: taken now, when every rank has got here and none
+    // has allocated its part, and shared; the checkpoint after it keeps the first to build its
+    // engine from shrinking what a slower one measures.
+    share_host_memory(node_size());
+    setup_checkpoint();
     if (backend == Backend::cuda) use_rank_device();
     if (d.halos == Decomposition::Halos::nccl && backend != Backend::cuda)
         throw UsageError(

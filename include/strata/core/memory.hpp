@@ -14,12 +14,26 @@ namespace strata {
 std::int64_t available_host_bytes();
 
 // The host memory this process may take, and who says so: the kernel's MemAvailable (`free`), its
-// cgroups (`cgroup`) and its address-space limit (`limits`: ulimit -v); -1 where one sets none.
+// cgroups (`cgroup`), $STRATA_NODE_MEMORY (`assigned`: what a scheduler allows the run on this node
+// where no cgroup says so; bytes, or with K, M, G or T, powers of 1000) and its address-space limit
+// (`limits`: ulimit -v); -1 where one sets none. A run of several ranks on one node shares the
+// node's (share_host_memory): then `share` is this rank's.
 struct HostMemory {
-    std::int64_t free = -1, cgroup = -1, limits = -1;
-    std::int64_t available() const;  // the least of them
+    std::int64_t free = -1, cgroup = -1, assigned = -1, limits = -1;
+    std::int64_t share = -1;  // this rank's part of the node's, less what it took since
+    int sharing = 1;          // the ranks on the node that share it
+    // The least of them; with a share, the share and the limits alone (the node's free memory
+    // falls as the other ranks take their parts, which their shares counted already).
+    std::int64_t available() const;
 };
 HostMemory host_memory();
+
+// The ranks of a run on one node take their parts from the node's memory together: each checking
+// what the node has left would let them all take what only one may. Called on every rank of the
+// node before any of them allocates its part (make_decomposed: between two checkpoints), it takes
+// the node's memory now (the least of free, cgroup and assigned) and gives this rank 1/ranks of it;
+// later checks count this process's growth since (its resident set) against that share.
+void share_host_memory(int ranks_on_node);
 
 // What the cgroups of a process leave it, the least over each cgroup above it of its limit less its
 // usage, or -1 where none sets a limit: `root` is where the hierarchies are mounted
