@@ -243,11 +243,14 @@ CommandLine::CommandLine() {
     app.set_help_all_flag("--help-all", "Show the help of every subcommand");
 
     auto* run = app.add_subcommand("run", "Run a model and print its report");
-    run->footer("Every model takes --help: what it solves, its options, examples.\n"
-                "Under mpirun the grid is split over the ranks (--decomp PxQ[xR], apf's -x X -y Y; default slabs),\n"
-                "one GPU each with --backend cuda, and the result is bitwise that of one process:\n"
-                "  mpirun -np 4 strata run apf -n 2048 -i 500 -x 2 -y 2 --backend omp\n"
-                "  mpirun -np 2 strata run heat3d -n 1024 --steps 500 --backend cuda");
+    run->footer(
+        "Every model takes --help: what it solves, its options, examples.\n"
+        "Under mpirun the grid is split over the ranks (--decomp PxQ[xR], apf's -x X -y Y; default slabs),\n"
+        "one GPU each with --backend cuda, and the result is bitwise that of one process:\n"
+        "  mpirun -np 4 strata run apf -n 2048 -i 500 -x 2 -y 2 --backend omp\n"
+        "  mpirun -np 2 strata run heat3d -n 1024 --steps 500 --backend cuda\n"
+        "A grid that does not fit is refused before anything is allocated; the ranks on a node share its\n"
+        "memory (its free memory, its cgroup, or STRATA_NODE_MEMORY=64G where a scheduler allows less).");
     run->require_subcommand(1);
 
     for (const ModelInfo* m : models()) {
