@@ -166,9 +166,11 @@ HostMemory host_memory() {
 
 std::int64_t HostMemory::available() const {
     std::int64_t a = share >= 0 ? share : free;
-    for (const std::int64_t cap :
-         share >= 0 ? std::vector<std::int64_t>{limits} : std::vector{cgroup, assigned, limits})
-        if (cap >= 0) a = std::min(a, cap);
+    auto cap = [&a](std::int64_t c) {
+        if (c >= 0) a = std::min(a, c);
+    };
+    cap(limits);
+    if (share < 0) cap(cgroup), cap(assigned);  // (with a share, the node's: counted in it)
     return a;
 }
 
